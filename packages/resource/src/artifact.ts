@@ -1,0 +1,153 @@
+// Artifacts are the host objects routerd touches; intents are what a resource wants of them.
+// Kind names follow the seed documents.
+
+export const ARTIFACT_KINDS = [
+  "linux.link",
+  "linux.ipv4.address",
+  "linux.ipv6.address",
+  "linux.ipv4.route",
+  "linux.ipv6.route",
+  "linux.ipv4.fwmarkRule",
+  "linux.ipv4.routeTable",
+  "linux.ipip6.tunnel",
+  "nft.table",
+  "nft.set",
+  "linux.sysctl",
+  "linux.hostname",
+  "file",
+  "systemd.service",
+  "routerd.daemon",
+  "routerd.lease",
+] as const;
+
+export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+
+export function isArtifactKind(value: string): value is ArtifactKind {
+  return (ARTIFACT_KINDS as readonly string[]).includes(value);
+}
+
+/** `apiVersion/kind/name`, e.g. `net.routerd.net/v1alpha1/Interface/wan`. Never contains a generation. */
+export type OwnerKey = string;
+
+export function ownerKey(apiVersion: string, kind: string, name: string): OwnerKey {
+  return `${apiVersion}/${kind}/${name}`;
+}
+
+export interface OwnerParts {
+  apiVersion: string;
+  kind: string;
+  name: string;
+}
+
+export function parseOwnerKey(owner: OwnerKey): OwnerParts {
+  // apiVersion itself contains one slash (group/version).
+  const parts = owner.split("/");
+  if (parts.length < 4) throw new Error(`malformed owner key ${JSON.stringify(owner)}`);
+  const [group, version, kind, ...rest] = parts as [string, string, string, ...string[]];
+  return { apiVersion: `${group}/${version}`, kind, name: rest.join("/") };
+}
+
+export type IntentAction = "ensure" | "observe" | "delete";
+
+export type Attributes = Record<string, unknown>;
+
+export interface ArtifactIntent {
+  kind: ArtifactKind;
+  name: string;
+  owner: OwnerKey;
+  action: IntentAction;
+  /** Which executor family brings the host to this intent (e.g. `ip-batch`, `nft`, `sysctl`). */
+  applyWith: string;
+  attributes: Attributes;
+}
+
+/** Identity of an artifact on the host: `kind/name`. */
+export function artifactId(a: { kind: string; name: string }): string {
+  return `${a.kind}/${a.name}`;
+}
+
+/** One desired artifact after intents of several owners were merged (a shared nft table, a sysctl). */
+export interface DesiredArtifact {
+  kind: ArtifactKind;
+  name: string;
+  /** Sorted; the first is the ledger's primary owner. */
+  owners: OwnerKey[];
+  action: "ensure" | "observe";
+  applyWith: string;
+  attributes: Attributes;
+}
+
+export class IntentConflictError extends Error {
+  constructor(
+    readonly artifact: string,
+    readonly owners: OwnerKey[],
+    readonly detail: string,
+  ) {
+    super(`artifact ${artifact} is wanted differently by ${owners.join(" and ")}: ${detail}`);
+    this.name = "IntentConflictError";
+  }
+}
+
+/**
+ * Merges intents by identity. Ensure wins over observe; two ensures must agree on attributes unless
+ * `mergeAttributes` knows how to combine them (e.g. an nft table shared by NAT and PortForward).
+ */
+export function mergeIntents(
+  intents: readonly ArtifactIntent[],
+  mergeAttributes: (kind: ArtifactKind, a: Attributes, b: Attributes) => Attributes | undefined = defaultMerge,
+): DesiredArtifact[] {
+  const byId = new Map<string, DesiredArtifact>();
+  for (const intent of intents) {
+    if (intent.action === "delete") continue;
+    const id = artifactId(intent);
+    const prev = byId.get(id);
+    if (!prev) {
+      byId.set(id, {
+        kind: intent.kind,
+        name: intent.name,
+        owners: [intent.owner],
+        action: intent.action,
+        applyWith: intent.applyWith,
+        attributes: intent.attributes,
+      });
+      continue;
+    }
+    if (!prev.owners.includes(intent.owner)) prev.owners.push(intent.owner);
+    if (intent.action === "observe") continue;
+    if (prev.action === "observe") {
+      prev.action = "ensure";
+      prev.applyWith = intent.applyWith;
+      prev.attributes = intent.attributes;
+      continue;
+    }
+    const merged = mergeAttributes(intent.kind, prev.attributes, intent.attributes);
+    if (merged === undefined) {
+      throw new IntentConflictError(id, prev.owners, `${stableJson(prev.attributes)} vs ${stableJson(intent.attributes)}`);
+    }
+    prev.attributes = merged;
+  }
+  const out = [...byId.values()];
+  for (const d of out) d.owners.sort();
+  return out.sort((a, b) => artifactId(a).localeCompare(artifactId(b)));
+}
+
+function defaultMerge(_kind: ArtifactKind, a: Attributes, b: Attributes): Attributes | undefined {
+  return stableJson(a) === stableJson(b) ? a : undefined;
+}
+
+/** JSON with sorted keys, for comparing attribute bags. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,40 @@
+export {
+  ARTIFACT_KINDS,
+  IntentConflictError,
+  artifactId,
+  isArtifactKind,
+  mergeIntents,
+  ownerKey,
+  parseOwnerKey,
+  stableJson,
+  type ArtifactIntent,
+  type ArtifactKind,
+  type Attributes,
+  type DesiredArtifact,
+  type IntentAction,
+  type OwnerKey,
+  type OwnerParts,
+} from "./artifact.js";
+export { FileLock, LockBusyError, withLock, writeFileAtomic, fsyncDir } from "./atomic-file.js";
+export { Ledger, LedgerFormatError, LEDGER_API_VERSION, type LedgerDocument, type LedgerEntry, type LedgerState, type Ownership } from "./ledger.js";
+export { BACKUPS_KEPT, LEDGER_FILE, LedgerSession, backupLedger, ledgerPath, listBackups, readLedger, writeLedger } from "./ledger-store.js";
+export {
+  checkLifecycleDeclarations,
+  contractArtifactKinds,
+  type LifecycleContract,
+  type LifecycleDeclaration,
+  type ResourceClass,
+} from "./lifecycle.js";
+export {
+  FWMARK_MAX,
+  FWMARK_MIN,
+  TeardownRegistry,
+  fwmarkOf,
+  inFwmarkRange,
+  teardownRegistry,
+  type TeardownPolicy,
+  type TeardownSpec,
+} from "./teardown-registry.js";
+export { knownKind, observe, unknownKind, type Inventory, type KindInventory, type ObservedArtifact } from "./inventory.js";
+export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type ObjectStatus, type Phase } from "./status.js";
+export { findLookAlikes, findOrphans, planGc, type GcAction, type GcInput, type GcPlan, type GcSkip, type Orphan } from "./gc-planner.js";
