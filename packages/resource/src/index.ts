@@ -38,3 +38,5 @@ export {
 export { knownKind, observe, unknownKind, type Inventory, type KindInventory, type ObservedArtifact } from "./inventory.js";
 export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type ObjectStatus, type Phase } from "./status.js";
 export { findLookAlikes, findOrphans, planGc, type GcAction, type GcInput, type GcPlan, type GcSkip, type Orphan } from "./gc-planner.js";
+export { RouterdError, formatLocated, type ErrorLocation } from "./errors.js";
+export { MAIN_TABLE, artifactNames, parseFileBlockName, parseFwmarkRuleName, parseRouteName } from "./artifact-names.js";

@@ -1,0 +1,14 @@
+import { routerJsonSchema } from "@routerd/api";
+import type { Command } from "../cli.js";
+
+export const schemaCommand: Command = {
+  name: "schema",
+  summary: "print the JSON Schema of the config (for yaml-language-server and editors)",
+  usage: "schema",
+  description: "Point editors at it with a first line like:\n  # yaml-language-server: $schema=/path/to/router.schema.json",
+  options: {},
+  async run(_v, io) {
+    io.out(JSON.stringify(routerJsonSchema(), null, 2));
+    return 0;
+  },
+};

@@ -1,0 +1,15 @@
+import { runCli } from "./cli.js";
+import { COMMANDS } from "./commands/index.js";
+
+const SUMMARY = "routerd: declarative router control plane. Describe the router in YAML; routerd validates it,\nshows a plan, changes the host to match, and removes only what it created or adopted.";
+
+const io = { out: (s: string) => process.stdout.write(s + "\n"), err: (s: string) => process.stderr.write(s + "\n") };
+runCli("routerd", SUMMARY, COMMANDS, process.argv.slice(2), io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`routerd: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,73 @@
+// What every config kind declares: identity, lifecycle class and contract, spec schema, semantic checks and
+// the artifact intents it emits. One module per kind under kinds/.
+import type { ArtifactIntent, LifecycleContract, OwnerKey, ResourceClass } from "@routerd/resource";
+import type { Path, Schema } from "./schema.js";
+import type { WhenPredicate } from "./when.js";
+
+export const API_GROUPS = {
+  net: "net.routerd.net/v1alpha1",
+  firewall: "firewall.routerd.net/v1alpha1",
+  system: "system.routerd.net/v1alpha1",
+} as const;
+
+export type ApiVersion = (typeof API_GROUPS)[keyof typeof API_GROUPS];
+
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface Resource<S = unknown> {
+  apiVersion: ApiVersion;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: S;
+  when?: WhenPredicate;
+  owner: OwnerKey;
+  /** References this resource makes to others (from the schema's ref fields). */
+  refs: { path: (string | number)[]; name: string; kinds: readonly string[] }[];
+  /** Index in spec.resources, for locating fields in the source. */
+  index: number;
+  position: SourcePosition;
+}
+
+export interface RouterConfig {
+  file: string;
+  name: string;
+  resources: Resource[];
+}
+
+/** Read access to the whole config, for references between resources. */
+export interface ConfigView {
+  readonly config: RouterConfig;
+  find<S = unknown>(kind: string, name: string): Resource<S> | undefined;
+  all<S = unknown>(kind: string): Resource<S>[];
+  /** Resources whose ref fields name `kind`/`name`. */
+  referrers(kind: string, name: string): Resource[];
+  /** The Linux ifname of an Interface resource (its spec.ifname, or its name). */
+  ifname(interfaceName: string): string;
+}
+
+export interface CheckContext extends ConfigView {
+  error(path: Path, message: string, hint?: string): void;
+  warn(path: Path, message: string, hint?: string): void;
+}
+
+export interface KindDefinition<S = unknown> {
+  apiVersion: ApiVersion;
+  kind: string;
+  description: string;
+  class: ResourceClass;
+  contract: LifecycleContract;
+  supportsWhen: boolean;
+  spec: Schema<S>;
+  /** Semantic checks beyond the schema (cross-field and cross-resource). Paths are relative to `spec`. */
+  check?(resource: Resource<S>, ctx: CheckContext): void;
+  intents(resource: Resource<S>, ctx: ConfigView): ArtifactIntent[];
+}
+
+/** Keeps the spec type attached to the definition while letting the registry hold all kinds. */
+export function defineKind<S>(def: KindDefinition<S>): KindDefinition<S> {
+  return def;
+}

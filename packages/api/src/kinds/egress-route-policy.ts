@@ -1,0 +1,94 @@
+import { FWMARK_MAX, FWMARK_MIN, artifactNames, type ArtifactIntent } from "@routerd/resource";
+import { formats, fwmarkValue } from "../formats.js";
+import { API_GROUPS, defineKind } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+import { nftTableIntent } from "../tables.js";
+
+export const egressCandidateSpec = t.object({
+  name: t.string({ pattern: /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/, patternHint: "a short lowercase name" }),
+  interface: t.ref("Interface"),
+  gateway: t.optional(formats.ipv4()),
+  table: t.int({ min: 1, max: 252 }).describe("route table holding this uplink's default route"),
+  mark: formats.fwmark().describe("fwmark in routerd's range 0x100-0x1ff"),
+  priority: t.int({ min: 1, max: 32765 }).describe("ip rule priority"),
+  weight: t.withDefault(t.int({ min: 0, max: 1000 }).describe("highest-weight healthy candidate carries new traffic"), 100),
+  healthCheck: t.optional(t.ref("HealthCheck")),
+});
+
+export const egressRoutePolicySpec = t.object({
+  family: t.withDefault(t.enum("ipv4"), "ipv4"),
+  sourceCIDRs: t.withDefault(t.array(formats.ipv4Cidr(), { unique: true }), []),
+  sourceSet: t.optional(t.ref("IPAddressSet")),
+  destinationCIDRs: t.withDefault(t.array(formats.ipv4Cidr(), { unique: true }), []),
+  destinationSet: t.optional(t.ref("IPAddressSet")),
+  /** After the preferred candidate recovers, wait this long before moving traffic back to it. */
+  failbackDelay: t.withDefault(formats.duration(), "10s"),
+  candidates: t.array(egressCandidateSpec, { minItems: 1 }),
+});
+
+export type EgressRoutePolicySpec = Infer<typeof egressRoutePolicySpec>;
+export type EgressCandidate = EgressRoutePolicySpec["candidates"][number];
+
+export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
+  apiVersion: API_GROUPS.net,
+  kind: "EgressRoutePolicy",
+  description: "Send matching traffic out of the best healthy uplink: fwmark rules, per-uplink route tables and nft marking.",
+  class: "policy-routing",
+  contract: {
+    type: "ArtifactKinds",
+    artifactKinds: ["nft.table", "linux.ipv4.fwmarkRule", "linux.ipv4.routeTable", "linux.ipv4.route"],
+  },
+  supportsWhen: true,
+  spec: egressRoutePolicySpec,
+  check(res, ctx) {
+    const seen = { name: new Map<string, number>(), mark: new Map<number, number>(), table: new Map<number, number>(), priority: new Map<number, number>() };
+    res.spec.candidates.forEach((c, i) => {
+      const mark = fwmarkValue(c.mark);
+      if (mark < FWMARK_MIN || mark > FWMARK_MAX) {
+        ctx.error(["candidates", i, "mark"], `mark 0x${mark.toString(16)} is outside routerd's range 0x100-0x1ff`);
+      }
+      for (const [field, value] of [["name", c.name], ["mark", mark], ["table", c.table], ["priority", c.priority]] as const) {
+        const map = seen[field] as Map<string | number, number>;
+        const first = map.get(value);
+        if (first !== undefined) ctx.error(["candidates", i, field], `same ${field} as candidates[${first}]`);
+        else map.set(value, i);
+      }
+    });
+    for (const other of ctx.all<EgressRoutePolicySpec>("EgressRoutePolicy")) {
+      if (other.index >= res.index) continue;
+      res.spec.candidates.forEach((c, i) => {
+        for (const oc of other.spec.candidates) {
+          if (fwmarkValue(oc.mark) === fwmarkValue(c.mark)) ctx.error(["candidates", i, "mark"], `mark is already used by EgressRoutePolicy/${other.metadata.name}`);
+          if (oc.priority === c.priority) ctx.error(["candidates", i, "priority"], `priority is already used by EgressRoutePolicy/${other.metadata.name}`);
+        }
+      });
+    }
+  },
+  intents(res, ctx) {
+    const out: ArtifactIntent[] = [nftTableIntent("policy", res.owner)];
+    for (const c of res.spec.candidates) {
+      const mark = fwmarkValue(c.mark);
+      const device = ctx.ifname(c.interface);
+      out.push(
+        { kind: "linux.ipv4.routeTable", name: artifactNames.routeTable(c.table), owner: res.owner, action: "ensure", applyWith: "ip-batch", attributes: { table: c.table } },
+        {
+          kind: "linux.ipv4.route",
+          name: artifactNames.route(c.table, "0.0.0.0/0", 0),
+          owner: res.owner,
+          action: "ensure",
+          applyWith: "ip-batch",
+          attributes: { table: c.table, destination: "0.0.0.0/0", metric: 0, type: "unicast", device, ...(c.gateway ? { gateway: c.gateway } : {}) },
+        },
+        {
+          kind: "linux.ipv4.fwmarkRule",
+          name: artifactNames.fwmarkRule(c.priority, mark, c.table),
+          owner: res.owner,
+          action: "ensure",
+          applyWith: "ip-batch",
+          attributes: { priority: c.priority, mark, table: c.table },
+        },
+      );
+    }
+    return out;
+  },
+});

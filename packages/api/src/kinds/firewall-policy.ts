@@ -1,0 +1,31 @@
+import { API_GROUPS, defineKind } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+import { nftTableIntent } from "../tables.js";
+
+const verdict = () => t.enum("accept", "drop", "reject");
+
+export const firewallPolicySpec = t.object({
+  defaultInput: t.withDefault(verdict().describe("traffic to the router that no rule matched"), "drop"),
+  defaultForward: t.withDefault(verdict().describe("traffic through the router that no rule matched"), "drop"),
+  logDeny: t.withDefault(t.bool().describe("log what the defaults drop or reject (rate limited)"), false),
+});
+
+export type FirewallPolicySpec = Infer<typeof firewallPolicySpec>;
+
+export const firewallPolicyKind = defineKind<FirewallPolicySpec>({
+  apiVersion: API_GROUPS.firewall,
+  kind: "FirewallPolicy",
+  description: "Default verdicts of the routerd_filter table. At most one per router.",
+  class: "firewall",
+  contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
+  supportsWhen: false,
+  spec: firewallPolicySpec,
+  check(res, ctx) {
+    const all = ctx.all("FirewallPolicy");
+    if (all[0] !== res) ctx.error([], `only one FirewallPolicy is allowed (first is FirewallPolicy/${all[0]!.metadata.name})`);
+    if (ctx.all("FirewallZone").length === 0 && res.spec.defaultInput !== "accept") {
+      ctx.warn(["defaultInput"], "no FirewallZone exists: every interface falls under the default, including management access");
+    }
+  },
+  intents: (res) => [nftTableIntent("filter", res.owner)],
+});

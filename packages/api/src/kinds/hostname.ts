@@ -1,0 +1,23 @@
+import { formats } from "../formats.js";
+import { API_GROUPS, defineKind } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+
+export const hostnameSpec = t.object({ hostname: formats.hostname() });
+export type HostnameSpec = Infer<typeof hostnameSpec>;
+
+export const hostnameKind = defineKind<HostnameSpec>({
+  apiVersion: API_GROUPS.net,
+  kind: "Hostname",
+  description: "The system host name (kernel UTS name).",
+  class: "system",
+  contract: { type: "ArtifactKinds", artifactKinds: ["linux.hostname"] },
+  supportsWhen: false,
+  spec: hostnameSpec,
+  check(res, ctx) {
+    const all = ctx.all("Hostname");
+    if (all.length > 1 && all[0] !== res) ctx.error(["hostname"], `only one Hostname resource is allowed (first is Hostname/${all[0]!.metadata.name})`);
+  },
+  intents: (res) => [
+    { kind: "linux.hostname", name: "system", owner: res.owner, action: "ensure", applyWith: "hostname", attributes: { hostname: res.spec.hostname } },
+  ],
+});

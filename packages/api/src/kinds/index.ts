@@ -1,0 +1,42 @@
+// The kind registry: adding a kind means adding its module here. Order is documentation order.
+import type { KindDefinition } from "../kind.js";
+import { egressRoutePolicyKind } from "./egress-route-policy.js";
+import { firewallPolicyKind } from "./firewall-policy.js";
+import { firewallRuleKind } from "./firewall-rule.js";
+import { firewallZoneKind } from "./firewall-zone.js";
+import { healthCheckKind } from "./health-check.js";
+import { hostnameKind } from "./hostname.js";
+import { interfaceKind } from "./interface.js";
+import { ipAddressSetKind } from "./ip-address-set.js";
+import { ipv4RouteKind } from "./ipv4-route.js";
+import { ipv4StaticAddressKind } from "./ipv4-static-address.js";
+import { nat44RuleKind } from "./nat44-rule.js";
+import { portForwardKind } from "./port-forward.js";
+import { routerdClusterKind } from "./routerd-cluster.js";
+import { sysctlProfileKind } from "./sysctl-profile.js";
+import { sysctlKind } from "./sysctl.js";
+
+// Each definition is typed with its own spec; the registry erases that for generic handling.
+export const KINDS: readonly KindDefinition<any>[] = [
+  interfaceKind,
+  ipv4StaticAddressKind,
+  ipv4RouteKind,
+  nat44RuleKind,
+  egressRoutePolicyKind,
+  healthCheckKind,
+  ipAddressSetKind,
+  hostnameKind,
+  firewallZoneKind,
+  firewallPolicyKind,
+  firewallRuleKind,
+  portForwardKind,
+  sysctlKind,
+  sysctlProfileKind,
+  routerdClusterKind,
+];
+
+const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
+
+export function kindDefinition(kind: string): KindDefinition<any> | undefined {
+  return BY_KIND.get(kind);
+}

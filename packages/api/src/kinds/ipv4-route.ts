@@ -1,0 +1,69 @@
+import { MAIN_TABLE, artifactNames } from "@routerd/resource";
+import { formats } from "../formats.js";
+import { API_GROUPS, defineKind } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+
+export const routeTableSchema = t.union<number | string>(
+  "a table id (1-252, 256-4294967295) or \"main\"",
+  t.string({ pattern: /^main$/ }),
+  t.int({ min: 1, max: 4294967295 }),
+);
+
+export function tableId(value: number | string | undefined): number {
+  return value === undefined || value === "main" ? MAIN_TABLE : (value as number);
+}
+
+export const ipv4RouteSpec = t.object({
+  destination: formats.ipv4Cidr().describe("destination prefix, or \"default\""),
+  gateway: t.optional(formats.ipv4().describe("next hop")),
+  device: t.optional(t.ref("Interface").describe("the Interface resource to route out of")),
+  metric: t.withDefault(t.int({ min: 0, max: 4294967295 }), 0),
+  table: t.withDefault(routeTableSchema, "main"),
+  type: t.withDefault(t.enum("unicast", "blackhole"), "unicast"),
+});
+
+export type IPv4RouteSpec = Infer<typeof ipv4RouteSpec>;
+
+const RESERVED = new Set([0, 253, 255]);
+
+export const ipv4RouteKind = defineKind<IPv4RouteSpec>({
+  apiVersion: API_GROUPS.net,
+  kind: "IPv4Route",
+  description: "A static IPv4 route in the main or a numbered table.",
+  class: "route",
+  contract: { type: "ArtifactKinds", artifactKinds: ["linux.ipv4.route"] },
+  supportsWhen: true,
+  spec: ipv4RouteSpec,
+  check(res, ctx) {
+    const s = res.spec;
+    if (s.type === "unicast" && !s.gateway && !s.device) {
+      ctx.error([], "a unicast route needs a gateway, a device or both");
+    }
+    if (s.type === "blackhole" && (s.gateway || s.device)) {
+      ctx.error([s.gateway ? "gateway" : "device"], "a blackhole route takes no gateway or device");
+    }
+    const id = tableId(s.table);
+    if (RESERVED.has(id)) ctx.error(["table"], `table ${id} is reserved by the kernel`, "use main or a table from 1-252");
+  },
+  intents(res, ctx) {
+    const s = res.spec;
+    const table = tableId(s.table);
+    return [
+      {
+        kind: "linux.ipv4.route",
+        name: artifactNames.route(table, s.destination, s.metric),
+        owner: res.owner,
+        action: "ensure",
+        applyWith: "ip-batch",
+        attributes: {
+          table,
+          destination: s.destination,
+          metric: s.metric,
+          type: s.type,
+          ...(s.gateway ? { gateway: s.gateway } : {}),
+          ...(s.device ? { device: ctx.ifname(s.device) } : {}),
+        },
+      },
+    ];
+  },
+});

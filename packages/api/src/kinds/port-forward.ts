@@ -1,0 +1,50 @@
+import { formats } from "../formats.js";
+import { API_GROUPS, defineKind, type ConfigView } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+import { nftTableIntent } from "../tables.js";
+
+export const portForwardSpec = t.object({
+  listen: t.object({
+    interface: t.ref("Interface").describe("where the forwarded port is reachable (usually the WAN)"),
+    address: t.optional(formats.ipv4().describe("only this destination address (default: any on the interface)")),
+    protocol: t.enum("tcp", "udp"),
+    port: formats.portOrRange(),
+  }),
+  target: t.object({
+    address: formats.ipv4(),
+    port: t.optional(formats.port().describe("default: the listen port")),
+  }),
+  sourceCIDRs: t.withDefault(t.array(formats.ipv4Cidr(), { unique: true }), []),
+  sourceSet: t.optional(t.ref("IPAddressSet")),
+  hairpin: t.withDefault(t.object({ enabled: t.withDefault(t.bool(), false) }), { enabled: false }),
+});
+
+export type PortForwardSpec = Infer<typeof portForwardSpec>;
+
+export function hasFirewall(ctx: ConfigView): boolean {
+  return ctx.all("FirewallPolicy").length > 0 || ctx.all("FirewallZone").length > 0;
+}
+
+export const portForwardKind = defineKind<PortForwardSpec>({
+  apiVersion: API_GROUPS.firewall,
+  kind: "PortForward",
+  description: "DNAT of a port on an interface to an inside host, with optional hairpin NAT for LAN clients.",
+  class: "nat",
+  contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
+  supportsWhen: true,
+  spec: portForwardSpec,
+  check(res, ctx) {
+    const l = res.spec.listen;
+    if (typeof l.port === "string" && res.spec.target.port !== undefined) {
+      ctx.error(["target", "port"], "a port range forwards to the same ports; target.port cannot be set");
+    }
+    for (const other of ctx.all<PortForwardSpec>("PortForward")) {
+      if (other.index >= res.index) continue;
+      const o = other.spec.listen;
+      if (o.interface === l.interface && o.protocol === l.protocol && String(o.port) === String(l.port) && o.address === l.address) {
+        ctx.error(["listen", "port"], `${l.protocol} port ${l.port} on ${l.interface} is already forwarded by PortForward/${other.metadata.name}`);
+      }
+    }
+  },
+  intents: (res, ctx) => [nftTableIntent("nat", res.owner), ...(hasFirewall(ctx) ? [nftTableIntent("filter", res.owner)] : [])],
+});

@@ -1,0 +1,272 @@
+// load → validate: YAML text to a typed RouterConfig, or every issue with file, line, column, resource and
+// field path. Invalid input yields no config, so nothing downstream can act on it.
+import { IntentConflictError, mergeIntents, ownerKey, type ArtifactIntent } from "@routerd/resource";
+import { LineCounter, isMap, isSeq, parseAllDocuments, type Node } from "yaml";
+import { makeConfigView } from "./config-view.js";
+import { API_GROUPS, type ApiVersion, type Resource, type RouterConfig } from "./kind.js";
+import { KINDS, kindDefinition } from "./kinds/index.js";
+import { NAME_PATTERN, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
+import { whenReferences, whenSchema, type WhenPredicate } from "./when.js";
+
+export const ROUTER_API_VERSION = "routerd.net/v1alpha1";
+
+export interface ConfigIssue {
+  severity: "error" | "warning";
+  file: string;
+  line: number;
+  column: number;
+  /** `Kind/name`, when the issue belongs to a resource. */
+  resource?: string;
+  /** Field path such as `spec.candidates[0].gateway`. */
+  field?: string;
+  message: string;
+  hint?: string;
+}
+
+export interface LoadResult {
+  config?: RouterConfig;
+  issues: ConfigIssue[];
+}
+
+export function formatPath(path: Path): string {
+  return path.reduce<string>((acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
+}
+
+const metadataSchema = t.object({
+  name: t.string({ pattern: NAME_PATTERN, patternHint: "a lowercase name (a-z, 0-9, '-'; at most 63 characters)" }),
+  labels: t.optional(t.map(t.string({ minLength: 1 }), t.string())),
+});
+
+export function loadConfig(text: string, file: string): LoadResult {
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const issues: ConfigIssue[] = [];
+  const list = Array.isArray(docs) ? docs : [];
+  const pos = (offset: number) => lineCounter.linePos(offset);
+  if (list.length !== 1) {
+    issues.push({ severity: "error", file, line: 1, column: 1, message: list.length === 0 ? "the file is empty" : `expected one YAML document, found ${list.length}` });
+    return { issues };
+  }
+  const doc = list[0]!;
+  for (const e of doc.errors) {
+    const p = pos(e.pos[0]);
+    issues.push({ severity: "error", file, line: p.line, column: p.col, message: `YAML: ${e.message.split("\n")[0]}` });
+  }
+  if (issues.length) return { issues };
+
+  const locate = (path: Path, atKey = false) => {
+    let node: unknown = doc.contents;
+    let offset = (doc.contents as Node | null)?.range?.[0] ?? 0;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i]!;
+      if (isMap(node)) {
+        const pair = node.items.find((it) => (it.key as { value?: unknown } | null)?.value === seg);
+        if (!pair) break;
+        const last = i === path.length - 1;
+        const target = (last && atKey ? pair.key : (pair.value ?? pair.key)) as Node | null;
+        if (!target?.range) break;
+        node = target;
+        offset = target.range[0];
+      } else if (isSeq(node) && typeof seg === "number") {
+        const item = node.items[seg] as Node | undefined;
+        if (!item?.range) break;
+        node = item;
+        offset = item.range[0];
+      } else break;
+    }
+    return pos(offset);
+  };
+
+  const report = (severity: ConfigIssue["severity"], path: Path, message: string, opts: { hint?: string; resource?: string; fieldBase?: number; atKey?: boolean } = {}) => {
+    const p = locate(path, opts.atKey);
+    const field = formatPath(path.slice(opts.fieldBase ?? 0));
+    issues.push({
+      severity,
+      file,
+      line: p.line,
+      column: p.col,
+      ...(opts.resource ? { resource: opts.resource } : {}),
+      ...(field ? { field } : {}),
+      message,
+      ...(opts.hint ? { hint: opts.hint } : {}),
+    });
+  };
+  const reportIssues = (list: Issue[], resource?: string, fieldBase?: number) => {
+    for (const i of list) report("error", i.path, i.message, { ...(i.hint ? { hint: i.hint } : {}), ...(resource ? { resource } : {}), ...(fieldBase !== undefined ? { fieldBase } : {}), ...(i.atKey ? { atKey: true } : {}) });
+  };
+
+  const data: unknown = doc.toJS({ maxAliasCount: 100 });
+  const top = topLevel(data);
+  reportIssues(top.issues);
+  if (!top.resources) return { issues };
+
+  const resources: Resource[] = [];
+  // Resources whose spec did not parse still have their references checked, so one run shows everything.
+  const partial: { id: string; index: number; refs: Resource["refs"] }[] = [];
+  const seen = new Map<string, number>();
+  top.resources.forEach((raw, index) => {
+    const base: Path = ["spec", "resources", index];
+    const r = parseResource(raw, base);
+    const id = r.id ?? `resources[${index}]`;
+    reportIssues(r.issues, id, base.length);
+    if (!r.resource) {
+      if (r.id) partial.push({ id: r.id, index, refs: r.refs });
+      return;
+    }
+    const key = `${r.resource.kind}/${r.resource.metadata.name}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      report("error", [...base, "metadata", "name"], `duplicate resource: ${key} is already defined at spec.resources[${first}]`, { resource: key, fieldBase: base.length });
+      return;
+    }
+    seen.set(key, index);
+    const p = locate(base);
+    resources.push({ ...r.resource, index, position: { file, line: p.line, column: p.col } });
+  });
+
+  // References between resources.
+  const names = new Map<string, string[]>();
+  for (const r of resources) names.set(r.kind, [...(names.get(r.kind) ?? []), r.metadata.name]);
+  for (const p of partial) {
+    const kind = p.id.split("/")[0]!;
+    names.set(kind, [...(names.get(kind) ?? []), p.id.split("/")[1]!]);
+  }
+  const broken = new Set<number>();
+  const checkRefs = (id: string, index: number, refs: Resource["refs"], when?: WhenPredicate) => {
+    const base: Path = ["spec", "resources", index];
+    for (const ref of refs) {
+      if (ref.kinds.some((k) => names.get(k)?.includes(ref.name))) continue;
+      broken.add(index);
+      const existing = ref.kinds.flatMap((k) => names.get(k) ?? []);
+      const near = nearest(ref.name, existing);
+      report("error", [...base, ...ref.path], `no ${ref.kinds.join(" or ")} named ${JSON.stringify(ref.name)}`, {
+        resource: id,
+        fieldBase: base.length,
+        hint: near ? `did you mean ${JSON.stringify(near)}?` : `it may name a ${ref.kinds.join(" or ")} resource${existing.length ? ` (existing: ${existing.join(", ")})` : " (none is defined)"}`,
+      });
+    }
+    for (const target of when ? whenReferences(when) : []) {
+      const [kind, name] = target.split("/") as [string, string];
+      if (names.get(kind)?.includes(name)) continue;
+      broken.add(index);
+      report("error", [...base, "spec", "when"], `when refers to ${target}, which is not defined`, { resource: id, fieldBase: base.length });
+    }
+  };
+  for (const r of resources) checkRefs(`${r.kind}/${r.metadata.name}`, r.index, r.refs, r.when);
+  for (const p of partial) checkRefs(p.id, p.index, p.refs);
+
+  const config: RouterConfig = { file, name: top.name!, resources };
+  const view = makeConfigView(config);
+  const sound = resources.filter((r) => !broken.has(r.index));
+  for (const r of sound) {
+    const def = kindDefinition(r.kind)!;
+    const base: Path = ["spec", "resources", r.index, "spec"];
+    const id = `${r.kind}/${r.metadata.name}`;
+    def.check?.(r, {
+      ...view,
+      error: (path, message, hint) => report("error", [...base, ...path], message, { resource: id, fieldBase: 3, ...(hint ? { hint } : {}) }),
+      warn: (path, message, hint) => report("warning", [...base, ...path], message, { resource: id, fieldBase: 3, ...(hint ? { hint } : {}) }),
+    });
+  }
+
+  {
+    // Two resources wanting the same artifact differently (e.g. one sysctl key, two values).
+    const intents: ArtifactIntent[] = sound.flatMap((r) => kindDefinition(r.kind)!.intents(r, view));
+    try {
+      mergeIntents(intents, (kind, a, b) => (kind === "nft.table" || JSON.stringify(a) === JSON.stringify(b) ? a : undefined));
+    } catch (err) {
+      if (!(err instanceof IntentConflictError)) throw err;
+      for (const owner of err.owners) {
+        const r = resources.find((x) => x.owner === owner);
+        if (r) report("error", ["spec", "resources", r.index, "spec"], `conflicts with another resource: ${err.message}`, { resource: `${r.kind}/${r.metadata.name}`, fieldBase: 3 });
+      }
+    }
+  }
+
+  issues.sort((a, b) => a.line - b.line || a.column - b.column);
+  return issues.some((i) => i.severity === "error") ? { issues } : { config, issues };
+}
+
+function topLevel(data: unknown): { issues: Issue[]; name?: string; resources?: unknown[] } {
+  const ctx: ParseContext = { issues: [], refs: [] };
+  const schema = t.object({
+    apiVersion: t.enum(ROUTER_API_VERSION),
+    kind: t.enum("Router"),
+    metadata: metadataSchema,
+    spec: t.object({ resources: t.array(t.any()) }),
+  });
+  const parsed = schema.parse(data, [], ctx);
+  return parsed ? { issues: ctx.issues, name: parsed.metadata.name, resources: parsed.spec.resources } : { issues: ctx.issues };
+}
+
+interface ParsedResource {
+  id?: string;
+  resource?: Omit<Resource, "index" | "position">;
+  refs: Resource["refs"];
+  issues: Issue[];
+}
+
+function parseResource(raw: unknown, base: Path): ParsedResource {
+  const ctx: ParseContext = { issues: [], refs: [] };
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    return { refs: [], issues: [{ path: base, message: "a resource must be a mapping with apiVersion, kind, metadata and spec" }] };
+  }
+  const r = raw as Record<string, unknown>;
+  for (const key of Object.keys(r)) {
+    if (!["apiVersion", "kind", "metadata", "spec"].includes(key)) {
+      const near = nearest(key, ["apiVersion", "kind", "metadata", "spec"]);
+      ctx.issues.push({ path: [...base, key], atKey: true, message: `unknown field ${JSON.stringify(key)}`, ...(near ? { hint: `did you mean ${JSON.stringify(near)}?` } : {}) });
+    }
+  }
+  const kindName = typeof r.kind === "string" ? r.kind : undefined;
+  const def = kindName ? kindDefinition(kindName) : undefined;
+  const metadata = metadataSchema.parse(r.metadata, [...base, "metadata"], ctx);
+  const id = kindName && metadata ? `${kindName}/${metadata.name}` : undefined;
+  if (!def) {
+    const near = kindName ? nearest(kindName, KINDS.map((k) => k.kind)) : undefined;
+    ctx.issues.push({
+      path: [...base, "kind"],
+      message: kindName ? `unknown kind ${JSON.stringify(kindName)}` : "kind is required",
+      hint: near ? `did you mean ${JSON.stringify(near)}?` : `known kinds: ${KINDS.map((k) => k.kind).join(", ")}`,
+    });
+    return { ...(id ? { id } : {}), refs: [], issues: ctx.issues };
+  }
+  if (r.apiVersion !== def.apiVersion) {
+    ctx.issues.push({
+      path: [...base, "apiVersion"],
+      message: r.apiVersion === undefined ? "apiVersion is required" : `${def.kind} is in ${def.apiVersion}, not ${JSON.stringify(r.apiVersion)}`,
+      hint: `apiVersion: ${def.apiVersion}`,
+    });
+  }
+  let spec: unknown = r.spec;
+  let when: WhenPredicate | undefined;
+  if (spec && typeof spec === "object" && !Array.isArray(spec) && "when" in spec) {
+    const { when: w, ...rest } = spec as Record<string, unknown>;
+    if (def.supportsWhen) {
+      when = whenSchema.parse(w, [...base, "spec", "when"], ctx);
+      spec = rest;
+    } else {
+      ctx.issues.push({ path: [...base, "spec", "when"], atKey: true, message: `${def.kind} does not support when` });
+      spec = rest;
+    }
+  }
+  const parsed = def.spec.parse(spec ?? {}, [...base, "spec"], ctx);
+  const refs = ctx.refs.map((ref) => ({ ...ref, path: ref.path.slice(base.length) }));
+  if (parsed === undefined || !metadata || ctx.issues.length) return { ...(id ? { id } : {}), refs, issues: ctx.issues };
+  return {
+    id: id!,
+    refs,
+    issues: [],
+    resource: {
+      apiVersion: def.apiVersion as ApiVersion,
+      kind: def.kind,
+      metadata,
+      spec: parsed,
+      ...(when ? { when } : {}),
+      owner: ownerKey(def.apiVersion, def.kind, metadata.name),
+      refs,
+    },
+  };
+}
+
+export { API_GROUPS };

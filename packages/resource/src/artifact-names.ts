@@ -1,0 +1,32 @@
+// Stable artifact names. Observers build the same names from what they see on the host, so a desired
+// artifact and its observed twin meet by identity.
+
+export const MAIN_TABLE = 254;
+
+export const artifactNames = {
+  link: (ifname: string) => ifname,
+  ipv4Address: (ifname: string, address: string, prefixLength: number) => `${ifname}/${address}/${prefixLength}`,
+  ipv6Address: (ifname: string, address: string, prefixLength: number) => `${ifname}/${address}/${prefixLength}`,
+  route: (table: number, destination: string, metric: number) => `table=${table},dst=${destination},metric=${metric}`,
+  fwmarkRule: (priority: number, mark: number, table: number) => `priority=${priority},mark=0x${mark.toString(16)},table=${table}`,
+  routeTable: (table: number) => String(table),
+  nftTable: (family: string, table: string) => `${family}/${table}`,
+  nftSet: (family: string, table: string, set: string) => `${family}/${table}/${set}`,
+  fileBlock: (path: string, block: string) => `${path}#${block}`,
+  daemon: (daemon: string, instance: string) => `${daemon}/${instance}`,
+};
+
+export function parseRouteName(name: string): { table: number; destination: string; metric: number } | undefined {
+  const m = /^table=(\d+),dst=([^,]+),metric=(\d+)$/.exec(name);
+  return m ? { table: Number(m[1]), destination: m[2]!, metric: Number(m[3]) } : undefined;
+}
+
+export function parseFwmarkRuleName(name: string): { priority: number; mark: number; table: number } | undefined {
+  const m = /^priority=(\d+),mark=(0x[0-9a-f]+),table=(\d+)$/.exec(name);
+  return m ? { priority: Number(m[1]), mark: Number(m[2]), table: Number(m[3]) } : undefined;
+}
+
+export function parseFileBlockName(name: string): { path: string; block: string } | undefined {
+  const i = name.lastIndexOf("#");
+  return i > 0 ? { path: name.slice(0, i), block: name.slice(i + 1) } : undefined;
+}
