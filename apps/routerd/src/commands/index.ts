@@ -1,5 +1,9 @@
 import type { Command } from "../cli.js";
+import { adoptCommand } from "./adopt.js";
+import { ledgerCommand } from "./ledger.js";
+import { planCommand } from "./plan.js";
+import { reconcileCommand } from "./reconcile.js";
 import { schemaCommand } from "./schema.js";
 import { validateCommand } from "./validate.js";
 
-export const COMMANDS: readonly Command[] = [validateCommand, schemaCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, planCommand, reconcileCommand, adoptCommand, ledgerCommand, schemaCommand];

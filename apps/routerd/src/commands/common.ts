@@ -1,0 +1,29 @@
+import { systemRunner, type HostContext } from "@routerd/host";
+import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError } from "@routerd/resource";
+import type { RouterConfig } from "@routerd/api";
+import { COMMON_OPTIONS, type Io, type OptionSpec } from "../cli.js";
+import { loadOrReport } from "./validate.js";
+
+export const CONFIG_OPTION: Record<string, OptionSpec> = {
+  config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)" },
+};
+
+export function hostContext(v: Record<string, string | boolean | undefined>): HostContext {
+  return { root: String(v.root ?? "/"), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]), runner: systemRunner };
+}
+
+export function loadConfigOrExit(v: Record<string, string | boolean | undefined>, io: Io): RouterConfig | undefined {
+  return loadOrReport(v.config as string | undefined, io, false).config;
+}
+
+/** Errors an operator can act on are printed plainly (and as JSON with --json); others propagate. */
+export function reportError(err: unknown, io: Io, json: boolean): number {
+  const known = err instanceof LedgerFormatError || err instanceof LockBusyError || err instanceof StatusFormatError || err instanceof RouterdError;
+  if (!known) throw err;
+  const e = err as Error;
+  if (json) io.out(JSON.stringify({ error: err instanceof RouterdError ? err.toJSON() : { code: e.name, message: e.message } }, null, 2));
+  else io.err(`error: ${e.message}`);
+  return 1;
+}
+
+export { COMMON_OPTIONS };

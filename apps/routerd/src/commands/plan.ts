@@ -1,0 +1,33 @@
+import type { Command } from "../cli.js";
+import { planOnly } from "../core/engine.js";
+import { planToJson, planToText } from "../core/format.js";
+import { hasChanges } from "../core/plan.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
+
+export const planCommand: Command = {
+  name: "plan",
+  summary: "show what reconcile would change; touches nothing",
+  usage: "plan --config FILE [--json] [--detailed-exitcode] [--verbose]",
+  description:
+    "Per resource: + create, ~ update (old → new), - delete; ! orphan, drift or adoption candidate; ? unknown.\n" +
+    "Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes pending (--detailed-exitcode).",
+  options: {
+    ...CONFIG_OPTION,
+    json: { type: "boolean", description: "machine-readable plan" },
+    "detailed-exitcode": { type: "boolean", description: "exit 2 when there are changes, 0 when there are none" },
+    verbose: { type: "boolean", short: "v", description: "also list unchanged and observed artifacts" },
+    "allow-empty": { type: "boolean", description: "plan cleanup even when the config has no resources" },
+    ...COMMON_OPTIONS,
+  },
+  async run(v, io) {
+    const config = loadConfigOrExit(v, io);
+    if (!config) return 1;
+    try {
+      const run = await planOnly(config, { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) }, String(v["state-dir"]));
+      io.out(v.json ? JSON.stringify(planToJson(run.plan), null, 2) : planToText(run.plan, { verbose: Boolean(v.verbose) }));
+      return v["detailed-exitcode"] && hasChanges(run.plan) ? 2 : 0;
+    } catch (err) {
+      return reportError(err, io, Boolean(v.json));
+    }
+  },
+};

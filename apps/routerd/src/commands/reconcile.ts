@@ -1,0 +1,49 @@
+import type { Command } from "../cli.js";
+import { planOnly, reconcileOnce } from "../core/engine.js";
+import { planToJson, planToText, resultsToText } from "../core/format.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
+
+export const reconcileCommand: Command = {
+  name: "reconcile",
+  summary: "change the host to match the config, record ownership, clean up what routerd owns",
+  usage: "reconcile --config FILE --once [--dry-run] [--json] [--allow-empty]",
+  description:
+    "Creates and updates what differs, records what it created in the ledger (<state-dir>/artifacts.json),\n" +
+    "and removes only ledger-owned artifacts no resource wants any more. --dry-run prints the plan and\n" +
+    "changes nothing. Exit 0 on success, 1 when the config is invalid or any step failed (the report and\n" +
+    "the ledger say exactly what was applied).",
+  options: {
+    ...CONFIG_OPTION,
+    once: { type: "boolean", description: "run one reconcile and exit (required; `routerd serve` runs the loop)" },
+    "dry-run": { type: "boolean", description: "print the plan; change nothing" },
+    json: { type: "boolean", description: "machine-readable output" },
+    "allow-empty": { type: "boolean", description: "allow cleanup when the config has no resources" },
+    ...COMMON_OPTIONS,
+  },
+  async run(v, io) {
+    if (!v.once) {
+      io.err("reconcile needs --once (use `routerd serve` for the continuous loop)");
+      return 1;
+    }
+    const config = loadConfigOrExit(v, io);
+    if (!config) return 1;
+    const opts = { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) };
+    try {
+      if (v["dry-run"]) {
+        const run = await planOnly(config, opts, String(v["state-dir"]));
+        io.out(v.json ? JSON.stringify(planToJson(run.plan, { dryRun: true }), null, 2) : planToText(run.plan));
+        return 0;
+      }
+      const r = await reconcileOnce(config, opts);
+      if (v.json) {
+        io.out(JSON.stringify(planToJson(r.plan, { results: r.results, ok: r.ok }), null, 2));
+      } else {
+        io.out(planToText(r.plan));
+        io.out(resultsToText(r.results));
+      }
+      return r.ok ? 0 : 1;
+    } catch (err) {
+      return reportError(err, io, Boolean(v.json));
+    }
+  },
+};

@@ -1,0 +1,189 @@
+// The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
+// Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
+import { kindDefinition, type RouterConfig, type WhenState } from "@routerd/api";
+import { apply, observeInventory, type DaemonPort, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import type { EgressSelection, ServiceHole } from "@routerd/render";
+import {
+  LedgerSession,
+  artifactId,
+  backupLedger,
+  observe,
+  parseOwnerKey,
+  readStatuses,
+  writeStatuses,
+  type ArtifactKind,
+  type Inventory,
+  type ObjectStatus,
+  type OwnerKey,
+} from "@routerd/resource";
+import { computeDesired, recordableAttributes, type DesiredState } from "./desired.js";
+import { hasChanges, plan, type Plan } from "./plan.js";
+
+/** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
+const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
+
+export interface EngineOptions {
+  host: HostContext;
+  allowEmpty?: boolean;
+  selection?: EgressSelection;
+  holes?: readonly ServiceHole[];
+  daemons?: DaemonPort;
+  /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
+  when?: WhenState;
+}
+
+export interface PlanRun {
+  desired: DesiredState;
+  inventory: Inventory;
+  plan: Plan;
+}
+
+function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>, extra?: WhenState): Map<string, { phase: string }> {
+  const out = new Map<string, { phase: string }>();
+  for (const s of statuses.values()) {
+    const p = parseOwnerKey(s.owner);
+    if (s.phase !== "Unknown") out.set(`${p.kind}/${p.name}`, { phase: s.phase });
+  }
+  for (const [k, v] of extra ?? []) out.set(k, v);
+  return out;
+}
+
+export async function observeFor(desired: DesiredState, ledgerEntries: { kind: ArtifactKind; name: string }[], host: HostContext): Promise<Inventory> {
+  const kinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
+  const hints = new Map<ArtifactKind, Set<string>>();
+  const add = (kind: ArtifactKind, name: string) => {
+    kinds.add(kind);
+    const set = hints.get(kind) ?? new Set<string>();
+    set.add(name);
+    hints.set(kind, set);
+  };
+  for (const d of desired.desired) add(d.kind, d.name);
+  for (const e of ledgerEntries) add(e.kind, e.name);
+  if (kinds.has("linux.ipv4.routeTable")) kinds.add("linux.ipv4.route");
+  return observeInventory(host, kinds, hints as NameHints);
+}
+
+/** plan and `reconcile --dry-run`: reads state, never writes it. */
+export async function planOnly(config: RouterConfig, opts: EngineOptions, stateDir: string): Promise<PlanRun> {
+  const session = LedgerSession.open(stateDir);
+  try {
+    return await planWith(config, opts, session);
+  } finally {
+    session.close();
+  }
+}
+
+async function planWith(config: RouterConfig, opts: EngineOptions, session: LedgerSession): Promise<PlanRun> {
+  const statuses = readStatuses(session.stateDir);
+  const desired = computeDesired({
+    config,
+    when: whenState(statuses, opts.when),
+    ...(opts.selection ? { selection: opts.selection } : {}),
+    ...(opts.holes ? { holes: opts.holes } : {}),
+  });
+  const inventory = await observeFor(desired, session.ledger.list(), opts.host);
+  return { desired, inventory, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
+}
+
+export interface ReconcileResult extends PlanRun {
+  results: StepResult[];
+  /** Re-observed after applying. */
+  verified: Inventory;
+  ok: boolean;
+  changed: boolean;
+}
+
+export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): Promise<ReconcileResult> {
+  const session = LedgerSession.open(opts.host.stateDir);
+  try {
+    const run = await planWith(config, opts, session);
+    const { plan: p, desired } = run;
+    const ledger = session.ledger;
+    const desiredIds = new Set(desired.desired.map((d) => artifactId(d)));
+    const byId = new Map(desired.desired.map((d) => [artifactId(d), d]));
+
+    // Write-ahead: every artifact about to be created is recorded as pending before the host changes.
+    const creates = p.steps.filter((s) => observe(run.inventory, s.kind, s.name).state === "absent");
+    for (const s of creates) {
+      const d = byId.get(artifactId(s))!;
+      if (!ledger.get(s.kind, s.name)) ledger.record({ kind: s.kind, name: s.name, owners: d.owners, ownership: "created", state: "pending", attributes: recordableAttributes(d) });
+    }
+    if (creates.length) session.save();
+
+    const gcRemovals = p.gc.actions.flatMap((a) =>
+      a.type === "removeArtifact"
+        ? [{ op: "remove" as const, kind: a.kind, name: a.name, attributes: a.attributes }]
+        : a.type === "teardownResource"
+          ? a.artifacts.map((x) => ({ op: "remove" as const, kind: x.kind, name: x.name, attributes: x.attributes }))
+          : [],
+    );
+    if (p.gc.actions.length) backupLedger(session.stateDir);
+    const results = await apply(opts.host, {
+      steps: [...p.steps, ...gcRemovals],
+      inventory: run.inventory,
+      desired: desiredIds,
+      ...(opts.daemons ? { daemons: opts.daemons } : {}),
+    });
+
+    // Verify by re-observing; record only what the host confirms.
+    const verified = await observeFor(desired, ledger.list(), opts.host);
+    for (const d of desired.desired) {
+      if (d.action !== "ensure") continue;
+      const entry = ledger.get(d.kind, d.name);
+      const seen = observe(verified, d.kind, d.name);
+      if (seen.state === "present") {
+        if (entry) {
+          const attributes = { ...recordableAttributes(d), ...(d.kind === "nft.table" ? { hostDigest: seen.artifact.attributes.hostDigest } : {}) };
+          ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes });
+        }
+      } else if (seen.state === "absent" && entry?.state === "pending") {
+        ledger.forget(d.kind, d.name);
+      }
+    }
+    const removed = new Set(results.filter((r) => r.op === "remove" && r.ok && !r.deferred).map((r) => `${r.kind}/${r.name}`));
+    for (const a of p.gc.actions) {
+      if (a.type !== "forgetLedger") continue;
+      const id = `${a.kind}/${a.name}`;
+      const wasRemoval = gcRemovals.some((g) => `${g.kind}/${g.name}` === id);
+      if (!wasRemoval || (removed.has(id) && observe(verified, a.kind, a.name).state !== "present")) ledger.forget(a.kind, a.name);
+    }
+    for (const a of p.gc.actions) {
+      if (a.type !== "teardownResource") continue;
+      for (const x of a.artifacts) if (removed.has(`${x.kind}/${x.name}`)) ledger.forget(x.kind, x.name);
+    }
+    session.save({ destructive: false });
+
+    writeStatuses(session.stateDir, nextStatuses(run, results, readStatuses(session.stateDir)));
+    const ok = results.every((r) => r.ok);
+    return { ...run, results, verified, ok, changed: hasChanges(p) };
+  } finally {
+    session.close();
+  }
+}
+
+function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKey, ObjectStatus>): Map<OwnerKey, ObjectStatus> {
+  const failed = new Map<string, string>();
+  for (const r of results) if (!r.ok) failed.set(`${r.kind}/${r.name}`, r.error ?? "failed");
+  const now = new Date().toISOString();
+  const out = new Map<OwnerKey, ObjectStatus>();
+  const gone = new Set(run.plan.gc.actions.filter((a) => a.type === "deleteStatus").map((a) => a.owner));
+  for (const [owner, s] of previous) if (!gone.has(owner)) out.set(owner, s);
+  const { view, intents } = run.desired;
+  for (const r of view.config.resources) {
+    const def = kindDefinition(r.kind)!;
+    const mine = intents.get(r) ?? [];
+    const errors = mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean);
+    const state = view.active.includes(r) ? "active" : view.inactive.includes(r) ? "inactive" : "undecided";
+    const prev = previous.get(r.owner);
+    out.set(r.owner, {
+      owner: r.owner,
+      lifecycleClass: def.class,
+      contract: def.contract.type,
+      phase: state === "inactive" ? "Pending" : state === "undecided" ? (prev?.phase ?? "Unknown") : errors.length ? "Failed" : "Ready",
+      ...(state === "inactive" ? { reason: "WhenFalse" } : state === "undecided" ? { reason: "WhenUndecidable" } : errors.length ? { reason: "ApplyFailed", message: errors.join("; ") } : {}),
+      artifacts: state === "undecided" ? (prev?.artifacts ?? []) : mine.filter((i) => i.action === "ensure").map((i) => ({ kind: i.kind, name: i.name })),
+      updatedAt: now,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,194 @@
+// Stage "plan": a pure function of (desired, observed, ledger, status). It decides per artifact whether to
+// create, update, leave or delete it, lists orphans and adoption candidates, and asks the GC planner what
+// may be cleaned up. Nothing here touches the host.
+import { kindDefinition, type Resource } from "@routerd/api";
+import { driftOf, type Difference, type Step } from "@routerd/host";
+import {
+  artifactId,
+  observe,
+  parseOwnerKey,
+  planGc,
+  teardownRegistry,
+  type ArtifactKind,
+  type Attributes,
+  type DesiredArtifact,
+  type GcPlan,
+  type Inventory,
+  type Ledger,
+  type ObjectStatus,
+  type OwnerKey,
+} from "@routerd/resource";
+import type { DesiredState } from "./desired.js";
+
+export type Change = "create" | "update" | "unchanged" | "delete" | "unknown";
+
+export interface PlannedArtifact {
+  kind: ArtifactKind;
+  name: string;
+  owner: OwnerKey;
+  action: "ensure" | "observe" | "delete";
+  change: Change;
+  ownership?: "created" | "adopted";
+  differences?: Difference[];
+  reason?: string;
+}
+
+export interface PlannedResource {
+  id: string;
+  owner: OwnerKey;
+  state: "active" | "inactive" | "undecided" | "removed";
+  artifacts: PlannedArtifact[];
+}
+
+export interface AdoptionCandidate {
+  kind: ArtifactKind;
+  name: string;
+  owner: OwnerKey;
+  reason: "matches" | "drifted";
+  desired: Attributes;
+  observed: Attributes;
+  differences: Difference[];
+}
+
+export interface Plan {
+  resources: PlannedResource[];
+  orphans: GcPlan["orphans"];
+  adoptionCandidates: AdoptionCandidate[];
+  lookAlikes: GcPlan["lookAlikes"];
+  unknownKinds: { kind: ArtifactKind; reason: string }[];
+  gc: GcPlan;
+  /** Host steps to reach the desired state (GC removals are in gc.actions). */
+  steps: Step[];
+  summary: { create: number; update: number; unchanged: number; delete: number; unknown: number; orphans: number; adoptionCandidates: number };
+}
+
+export interface PlanInput {
+  desired: DesiredState;
+  inventory: Inventory;
+  ledger: Ledger;
+  statuses: ReadonlyMap<OwnerKey, ObjectStatus>;
+  allowEmpty: boolean;
+}
+
+const resourceId = (owner: OwnerKey) => {
+  const p = parseOwnerKey(owner);
+  return `${p.kind}/${p.name}`;
+};
+
+function classify(d: DesiredArtifact, input: PlanInput): { change: Change; differences?: Difference[]; observed?: Attributes; reason?: string } {
+  const o = observe(input.inventory, d.kind, d.name);
+  if (o.state === "unknown") return { change: "unknown", reason: o.reason };
+  if (d.action === "observe") {
+    return o.state === "present" ? { change: "unchanged", observed: o.artifact.attributes } : { change: "unchanged", reason: "observed only, not present" };
+  }
+  if (o.state === "absent") return { change: "create" };
+  const entry = input.ledger.get(d.kind, d.name);
+  const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
+  return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
+}
+
+export function plan(input: PlanInput): Plan {
+  const { view, intents } = input.desired;
+  const desired = input.desired.desired;
+  const byId = new Map(desired.map((d) => [artifactId(d), d]));
+  const result: Plan = {
+    resources: [],
+    orphans: [],
+    adoptionCandidates: [],
+    lookAlikes: [],
+    unknownKinds: [],
+    gc: { actions: [], orphans: [], lookAlikes: [], skipped: [] },
+    steps: [],
+    summary: { create: 0, update: 0, unchanged: 0, delete: 0, unknown: 0, orphans: 0, adoptionCandidates: 0 },
+  };
+
+  const seen = new Map<string, ReturnType<typeof classify>>();
+  for (const d of desired) {
+    const c = classify(d, input);
+    seen.set(artifactId(d), c);
+    result.summary[c.change === "delete" ? "delete" : c.change] += 1;
+    if (c.change === "create" || c.change === "update") result.steps.push({ op: "ensure", kind: d.kind, name: d.name, attributes: d.attributes });
+    const entry = input.ledger.get(d.kind, d.name);
+    if (d.action === "ensure" && c.observed && !entry) {
+      result.adoptionCandidates.push({
+        kind: d.kind,
+        name: d.name,
+        owner: d.owners[0]!,
+        reason: c.differences?.length ? "drifted" : "matches",
+        desired: d.attributes.content !== undefined ? { ...d.attributes, content: "(rendered table)" } : d.attributes,
+        observed: c.observed,
+        differences: c.differences ?? [],
+      });
+    }
+  }
+
+  const planned = (r: Resource, state: PlannedResource["state"]): PlannedResource => ({
+    id: `${r.kind}/${r.metadata.name}`,
+    owner: r.owner,
+    state,
+    artifacts: (intents.get(r) ?? []).map((i) => {
+      const d = byId.get(artifactId(i))!;
+      const c = seen.get(artifactId(i))!;
+      const entry = input.ledger.get(i.kind, i.name);
+      return {
+        kind: i.kind,
+        name: i.name,
+        owner: i.owner,
+        action: d.action,
+        change: c.change,
+        ...(entry ? { ownership: entry.ownership } : {}),
+        ...(c.differences?.length ? { differences: c.differences } : {}),
+        ...(c.reason ? { reason: c.reason } : {}),
+      };
+    }),
+  });
+  result.resources.push(...view.active.map((r) => planned(r, "active")));
+  result.resources.push(...view.inactive.map((r) => planned(r, "inactive")));
+  result.resources.push(...view.undecided.map((r) => planned(r, "undecided")));
+
+  const configured = new Set(view.config.resources.map((r) => r.owner));
+  const contractOf = (owner: OwnerKey) => kindDefinition(parseOwnerKey(owner).kind)?.contract;
+  // Artifacts of undecided resources stay as they are: they count as desired for cleanup purposes.
+  result.gc = planGc({
+    desired,
+    activeOwners: new Set(view.active.map((r) => r.owner)),
+    configuredOwners: configured,
+    protectedOwners: new Set(view.undecided.map((r) => r.owner)),
+    ledger: input.ledger.list(),
+    statuses: input.statuses,
+    inventory: input.inventory,
+    contractOf,
+    teardown: teardownRegistry,
+    allowEmpty: input.allowEmpty,
+  });
+  result.orphans = result.gc.orphans;
+  result.lookAlikes = result.gc.lookAlikes;
+
+  // Deletions appear under their owner, which may have left the config.
+  const deletions = result.gc.actions.flatMap((a) =>
+    a.type === "removeArtifact"
+      ? [{ owner: a.owner, kind: a.kind, name: a.name, reason: a.reason }]
+      : a.type === "teardownResource"
+        ? a.artifacts.map((x) => ({ owner: a.owner, kind: x.kind, name: x.name, reason: a.reason }))
+        : [],
+  );
+  for (const del of deletions) {
+    let r = result.resources.find((x) => x.owner === del.owner);
+    if (!r) {
+      r = { id: resourceId(del.owner), owner: del.owner, state: "removed", artifacts: [] };
+      result.resources.push(r);
+    }
+    r.artifacts.push({ kind: del.kind, name: del.name, owner: del.owner, action: "delete", change: "delete", reason: del.reason });
+    result.summary.delete += 1;
+  }
+
+  for (const [kind, inv] of input.inventory) if (inv.status === "unknown") result.unknownKinds.push({ kind, reason: inv.reason });
+  result.summary.orphans = result.orphans.length;
+  result.summary.adoptionCandidates = result.adoptionCandidates.length;
+  return result;
+}
+
+/** Does applying this plan change anything on the host or in the ledger? */
+export function hasChanges(p: Plan): boolean {
+  return p.steps.length > 0 || p.gc.actions.some((a) => a.type !== "backupState" && a.type !== "recordEvent");
+}

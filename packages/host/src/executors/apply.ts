@@ -1,0 +1,126 @@
+// apply: runs ensure and remove steps in dependency order (add before delete), batching every ip change of
+// a phase into one `ip -batch -force` process. Returns what succeeded and what failed, step by step;
+// the caller re-observes to verify before it records anything as present.
+import { artifactId, parseRouteName, type ArtifactKind, type Attributes, type Inventory } from "@routerd/resource";
+import type { HostContext } from "../context.js";
+import { IP_LINES, failedBatchLines } from "./ip-lines.js";
+import { deleteTable, replaceTable } from "./nft.js";
+import { deleteFileBlock, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
+
+export interface Step {
+  op: "ensure" | "remove";
+  kind: ArtifactKind;
+  name: string;
+  attributes: Attributes;
+}
+
+export interface StepResult {
+  op: Step["op"];
+  kind: ArtifactKind;
+  name: string;
+  ok: boolean;
+  /** Nothing to do here: another process (routerd serve's supervisor) owns this step. */
+  deferred?: boolean;
+  error?: string;
+}
+
+/** What starts and stops daemons; only `routerd serve` has one. */
+export interface DaemonPort {
+  ensure(attrs: Attributes): Promise<void>;
+  remove(attrs: Attributes): Promise<void>;
+}
+
+export interface ApplyRequest {
+  steps: Step[];
+  /** For removing a route table: the routes it still holds. */
+  inventory: Inventory;
+  /** Artifact ids routerd wants, never removed as a side effect (a desired route in a removed table). */
+  desired: ReadonlySet<string>;
+  daemons?: DaemonPort;
+}
+
+type Direct = (step: Step, ctx: HostContext, req: ApplyRequest) => Promise<void | "deferred"> | void | "deferred";
+
+interface Phase {
+  order: number;
+  ip?: true;
+  direct?: Direct;
+}
+
+const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
+  "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
+  "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
+  "linux.link": { order: 20, ip: true },
+  "linux.ipv4.address": { order: 21, ip: true },
+  "linux.ipv4.routeTable": { order: 22, ip: true },
+  "linux.ipv4.route": { order: 22, ip: true },
+  "linux.ipv4.fwmarkRule": { order: 23, ip: true },
+  "nft.table": { order: 30, direct: (s, ctx) => replaceTable(ctx.runner, s.attributes) },
+  "nft.set": { order: 31, direct: () => undefined }, // rendered inside its table
+  file: { order: 40, direct: (s, ctx) => writeFileBlock(ctx, s.attributes) },
+  "routerd.daemon": { order: 60, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.ensure(s.attributes) : "deferred") },
+  "routerd.lease": { order: 61, direct: () => "deferred" },
+};
+
+const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
+  "routerd.daemon": { order: 100, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.remove(s.attributes) : "deferred") },
+  "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
+  "nft.set": { order: 106, direct: () => undefined },
+  "linux.ipv4.fwmarkRule": { order: 110, ip: true },
+  "linux.ipv4.route": { order: 120, ip: true },
+  "linux.ipv4.routeTable": { order: 130, ip: true },
+  "linux.ipv4.address": { order: 135, ip: true },
+  file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
+  "routerd.lease": { order: 160, direct: () => "deferred" },
+};
+
+function linesFor(step: Step, req: ApplyRequest): string[] {
+  if (step.op === "remove" && step.kind === "linux.ipv4.routeTable") {
+    const routes = req.inventory.get("linux.ipv4.route");
+    if (routes?.status !== "known") return [];
+    const table = Number(step.attributes.table ?? step.name);
+    return [...routes.items.values()]
+      .filter((r) => parseRouteName(r.name)?.table === table && !req.desired.has(artifactId(r)))
+      .flatMap((r) => IP_LINES["linux.ipv4.route"]!.remove(r.attributes));
+  }
+  const builder = IP_LINES[step.kind];
+  return builder ? builder[step.op](step.attributes) : [];
+}
+
+export async function apply(ctx: HostContext, req: ApplyRequest): Promise<StepResult[]> {
+  const phaseOf = (s: Step) => (s.op === "ensure" ? ENSURE : REMOVE)[s.kind];
+  const results: StepResult[] = [];
+  const unsupported = req.steps.filter((s) => !phaseOf(s));
+  for (const s of unsupported) results.push({ op: s.op, kind: s.kind, name: s.name, ok: false, error: `no ${s.op} executor for ${s.kind}` });
+  const steps = req.steps.filter((s) => phaseOf(s)).sort((a, b) => phaseOf(a)!.order - phaseOf(b)!.order);
+
+  let i = 0;
+  while (i < steps.length) {
+    const phase = phaseOf(steps[i]!)!;
+    if (!phase.ip) {
+      const step = steps[i++]!;
+      try {
+        const r = await phase.direct!(step, ctx, req);
+        results.push({ op: step.op, kind: step.kind, name: step.name, ok: true, ...(r === "deferred" ? { deferred: true } : {}) });
+      } catch (err) {
+        results.push({ op: step.op, kind: step.kind, name: step.name, ok: false, error: (err as Error).message });
+      }
+      continue;
+    }
+    // Collect the run of consecutive ip steps into one batch.
+    const batch: { step: Step; first: number; last: number }[] = [];
+    const lines: string[] = [];
+    while (i < steps.length && phaseOf(steps[i]!)!.ip) {
+      const step = steps[i++]!;
+      const own = linesFor(step, req);
+      batch.push({ step, first: lines.length + 1, last: lines.length + own.length });
+      lines.push(...own);
+    }
+    const failed = lines.length ? failedBatchLines((await ctx.runner.run("ip", ["-force", "-batch", "-"], { input: lines.join("\n") + "\n" })).stderr) : new Map<number, string>();
+    for (const b of batch) {
+      const errors = [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`);
+      results.push({ op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) });
+    }
+  }
+  return results;
+}

@@ -1,0 +1,57 @@
+// `ip -batch` lines per artifact kind. Pure: attributes in, command lines out.
+import type { ArtifactKind, Attributes } from "@routerd/resource";
+
+const a = (attrs: Attributes, key: string) => attrs[key] as string | number | boolean | undefined;
+
+function routeSpec(attrs: Attributes): string {
+  const parts: string[] = [];
+  if (a(attrs, "type") === "blackhole") parts.push("blackhole");
+  parts.push(String(a(attrs, "destination")));
+  if (a(attrs, "type") !== "blackhole") {
+    if (a(attrs, "gateway")) parts.push("via", String(a(attrs, "gateway")));
+    if (a(attrs, "device")) parts.push("dev", String(a(attrs, "device")));
+  }
+  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0));
+  return parts.join(" ");
+}
+
+const ruleSpec = (attrs: Attributes) =>
+  `priority ${a(attrs, "priority")} fwmark 0x${Number(a(attrs, "mark")).toString(16)} table ${a(attrs, "table")}`;
+
+export interface IpLineBuilder {
+  ensure(attrs: Attributes): string[];
+  remove(attrs: Attributes): string[];
+}
+
+export const IP_LINES: Partial<Record<ArtifactKind, IpLineBuilder>> = {
+  "linux.link": {
+    ensure: (x) => [`link set dev ${a(x, "ifname")}${a(x, "mtu") !== undefined ? ` mtu ${a(x, "mtu")}` : ""} ${a(x, "adminUp") === false ? "down" : "up"}`],
+    remove: () => [],
+  },
+  "linux.ipv4.address": {
+    ensure: (x) => [`address replace ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
+    remove: (x) => [`address del ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
+  },
+  "linux.ipv4.route": {
+    ensure: (x) => [`route replace ${routeSpec(x)}`],
+    remove: (x) => [`route del ${routeSpec({ ...x, gateway: undefined, device: undefined })}`],
+  },
+  "linux.ipv4.fwmarkRule": {
+    ensure: (x) => [`rule add ${ruleSpec(x)}`],
+    remove: (x) => [`rule del ${ruleSpec(x)}`],
+  },
+  // A table exists through its routes; removing it deletes the routes left in it (see apply.ts).
+  "linux.ipv4.routeTable": { ensure: () => [], remove: () => [] },
+};
+
+/** Line numbers (1-based) that `ip -batch -force` reported as failed, with the error printed before each. */
+export function failedBatchLines(stderr: string): Map<number, string> {
+  const failed = new Map<number, string>();
+  let last = "";
+  for (const line of stderr.split("\n")) {
+    const m = /^Command failed -:(\d+)$/.exec(line.trim());
+    if (m) failed.set(Number(m[1]), last || "failed");
+    else if (line.trim()) last = line.trim();
+  }
+  return failed;
+}

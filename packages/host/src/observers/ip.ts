@@ -1,0 +1,121 @@
+// Observers built on `ip -j`: links, addresses, routes (all tables), route tables and fwmark rules.
+import { MAIN_TABLE, artifactNames, type ObservedArtifact } from "@routerd/resource";
+import { runJson } from "../exec.js";
+import type { HostContext } from "../context.js";
+
+interface IpLink {
+  ifname: string;
+  flags?: string[];
+  mtu?: number;
+  operstate?: string;
+  address?: string;
+  link_type?: string;
+  addr_info?: { family: string; local: string; prefixlen: number; scope?: string }[];
+}
+
+interface IpRoute {
+  type?: string;
+  dst: string;
+  gateway?: string;
+  dev?: string;
+  table?: string;
+  metric?: number;
+  protocol?: string;
+  scope?: string;
+}
+
+interface IpRule {
+  priority: number;
+  fwmark?: string;
+  fwmask?: string;
+  table?: string;
+}
+
+const TABLE_NAMES: Record<string, number> = { main: MAIN_TABLE, local: 255, default: 253, unspec: 0 };
+
+export function tableNumber(table: string | undefined): number {
+  if (table === undefined) return MAIN_TABLE;
+  return TABLE_NAMES[table] ?? Number(table);
+}
+
+export async function observeLinks(ctx: HostContext): Promise<ObservedArtifact[]> {
+  const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", "link", "show"]);
+  return links.map((l) => ({
+    kind: "linux.link" as const,
+    name: artifactNames.link(l.ifname),
+    attributes: { ifname: l.ifname, adminUp: (l.flags ?? []).includes("UP"), mtu: l.mtu, operstate: l.operstate, mac: l.address },
+  }));
+}
+
+export async function observeAddresses(ctx: HostContext, family: "inet" | "inet6"): Promise<ObservedArtifact[]> {
+  const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", family === "inet" ? "-4" : "-6", "addr", "show"]);
+  const kind = family === "inet" ? ("linux.ipv4.address" as const) : ("linux.ipv6.address" as const);
+  return links.flatMap((l) =>
+    (l.addr_info ?? [])
+      .filter((a) => a.family === family)
+      .map((a) => ({
+        kind,
+        name: artifactNames.ipv4Address(l.ifname, a.local, a.prefixlen),
+        attributes: { ifname: l.ifname, address: a.local, prefixLength: a.prefixlen, scope: a.scope },
+      })),
+  );
+}
+
+export function routeDestination(dst: string): string {
+  if (dst === "default") return "0.0.0.0/0";
+  return dst.includes("/") ? dst : `${dst}/32`;
+}
+
+/** Routes of every table; the local/broadcast table entries are the kernel's and are left out. */
+export async function observeRoutes(ctx: HostContext): Promise<ObservedArtifact[]> {
+  const routes = await runJson<IpRoute[]>(ctx.runner, "ip", ["-j", "-4", "route", "show", "table", "all"]);
+  return routes
+    .filter((r) => r.table !== "local" && r.type !== "local" && r.type !== "broadcast")
+    .map((r) => {
+      const table = tableNumber(r.table);
+      const destination = routeDestination(r.dst);
+      const metric = r.metric ?? 0;
+      return {
+        kind: "linux.ipv4.route" as const,
+        name: artifactNames.route(table, destination, metric),
+        attributes: {
+          table,
+          destination,
+          metric,
+          type: r.type ?? "unicast",
+          ...(r.gateway ? { gateway: r.gateway } : {}),
+          ...(r.dev ? { device: r.dev } : {}),
+          ...(r.protocol ? { protocol: r.protocol } : {}),
+        },
+      };
+    });
+}
+
+/** A numbered table "exists" while it holds routes. */
+export function routeTablesFrom(routes: readonly ObservedArtifact[]): ObservedArtifact[] {
+  const tables = new Map<number, number>();
+  for (const r of routes) {
+    const t = r.attributes.table as number;
+    tables.set(t, (tables.get(t) ?? 0) + 1);
+  }
+  return [...tables].map(([table, count]) => ({
+    kind: "linux.ipv4.routeTable" as const,
+    name: artifactNames.routeTable(table),
+    attributes: { table, routes: count },
+  }));
+}
+
+export async function observeFwmarkRules(ctx: HostContext): Promise<ObservedArtifact[]> {
+  const rules = await runJson<IpRule[]>(ctx.runner, "ip", ["-j", "-4", "rule", "show"]);
+  return rules
+    .filter((r) => r.fwmark !== undefined)
+    .map((r) => {
+      const mark = Number(r.fwmark);
+      const table = tableNumber(r.table);
+      return {
+        kind: "linux.ipv4.fwmarkRule" as const,
+        name: artifactNames.fwmarkRule(r.priority, mark, table),
+        attributes: { priority: r.priority, mark, table, ...(r.fwmask ? { mask: Number(r.fwmask) } : {}) },
+      };
+    });
+}

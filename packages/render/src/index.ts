@@ -1,0 +1,5 @@
+export { renderNatTable } from "./nft/nat-table.js";
+export { renderFilterTable, type ServiceHole } from "./nft/filter-table.js";
+export { defaultSelection, renderPolicyTable, type EgressSelection } from "./nft/policy-table.js";
+export { renderTable, type Chain, type NftSetDef } from "./nft/text.js";
+export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "./nft/tables.js";

@@ -1,0 +1,45 @@
+// ip routerd_policy: marks new connections of an EgressRoutePolicy with the active candidate's fwmark and
+// restores the connection's mark on every packet, so switching uplinks moves only new connections.
+import { FWMARK_MAX, FWMARK_MIN } from "@routerd/resource";
+import { NFT_TABLES, fwmarkValue, type ConfigView, type EgressRoutePolicySpec } from "@routerd/api";
+import { addressAlternatives, join, setDefs } from "./matches.js";
+import { ifnameMatch, renderTable } from "./text.js";
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** Active candidate name per EgressRoutePolicy name. */
+export type EgressSelection = ReadonlyMap<string, string>;
+
+export function renderPolicyTable(view: ConfigView, selection: EgressSelection): { content: string; digest: string } {
+  const policies = view.all<EgressRoutePolicySpec>("EgressRoutePolicy");
+  const range = `${hex(FWMARK_MIN)}-${hex(FWMARK_MAX)}`;
+  const rules: string[] = [];
+  for (const p of policies) {
+    const active = p.spec.candidates.find((c) => c.name === selection.get(p.metadata.name)) ?? p.spec.candidates[0]!;
+    rules.push(`# EgressRoutePolicy/${p.metadata.name}: active candidate ${active.name}`);
+    // Connections arriving on an uplink leave through it too (replies of port forwards, say).
+    for (const c of p.spec.candidates) {
+      rules.push(join(ifnameMatch("iifname", [view.ifname(c.interface)]), "ct state new", `ct mark set ${hex(fwmarkValue(c.mark))}`));
+    }
+    for (const src of addressAlternatives("saddr", p.spec.sourceCIDRs, p.spec.sourceSet)) {
+      for (const dst of addressAlternatives("daddr", p.spec.destinationCIDRs, p.spec.destinationSet)) {
+        rules.push(join(src, dst, "ct state new", `ct mark set ${hex(fwmarkValue(active.mark))}`));
+      }
+    }
+  }
+  if (policies.length) rules.push(`ct mark ${range} meta mark set ct mark`);
+  const sets = setDefs(view, policies.flatMap((p) => [p.spec.sourceSet, p.spec.destinationSet]));
+  return renderTable(NFT_TABLES.policy.family, NFT_TABLES.policy.table, sets, [
+    { name: "prerouting", hook: "type filter hook prerouting priority mangle; policy accept;", rules },
+  ]);
+}
+
+/** Without health information: the highest-weight candidate (first on ties). */
+export function defaultSelection(view: ConfigView): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of view.all<EgressRoutePolicySpec>("EgressRoutePolicy")) {
+    const best = [...p.spec.candidates].sort((a, b) => b.weight - a.weight)[0]!;
+    out.set(p.metadata.name, best.name);
+  }
+  return out;
+}
