@@ -81,6 +81,8 @@ function linesFor(step: Step, req: ApplyRequest): string[] {
     const table = Number(step.attributes.table ?? step.name);
     return [...routes.items.values()]
       .filter((r) => parseRouteName(r.name)?.table === table && !req.desired.has(artifactId(r)))
+      // Routes removed by their own step in this run are gone already.
+      .filter((r) => !req.steps.some((s) => s.op === "remove" && s.kind === "linux.ipv4.route" && s.name === r.name))
       .flatMap((r) => IP_LINES["linux.ipv4.route"]!.remove(r.attributes));
   }
   const builder = IP_LINES[step.kind];

@@ -1,0 +1,3 @@
+// Placeholder until this program lands (see its open issue).
+process.stderr.write("routerd-dhcpv6-client: not part of this build yet\n");
+process.exitCode = 1;

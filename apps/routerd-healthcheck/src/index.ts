@@ -1,0 +1,2 @@
+// Placeholder so the workspace builds until this package lands (see its open issue).
+export {};
