@@ -1,2 +1,32 @@
-// Placeholder so the workspace builds until this package lands (see its open issue).
-export {};
+// @routerd/daemon-kit: what every routerd daemon shares. Start with runDaemon(); see README.md.
+export { runDaemon } from "./run-daemon.js";
+export type {
+  CommandHandler,
+  CommandResult,
+  DaemonContext,
+  DaemonHandle,
+  EventOptions,
+  RunDaemonOptions,
+  ServiceBinding,
+  StopResult,
+} from "./options.js";
+export { DaemonStartError, type DaemonStartErrorCode } from "./errors.js";
+export type { StatusApi } from "./status-model.js";
+export type {
+  Condition,
+  ConditionInput,
+  ConditionStatus,
+  DaemonEvent,
+  EventInput,
+  Health,
+  JsonObject,
+  JsonValue,
+  Phase,
+  ResourceState,
+  ResourceUpdate,
+  Severity,
+} from "./types.js";
+export { findCondition, setCondition, type ConditionChange } from "./conditions.js";
+export { EVENT_LOG_FILE } from "./event-log.js";
+export { STATE_FILE, type StateDocument } from "./state-file.js";
+export { notifyReady, type NotifyResult } from "./systemd-notify.js";

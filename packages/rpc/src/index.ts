@@ -1,2 +1,51 @@
-// Placeholder so the workspace builds until this package lands (see its open issue).
-export {};
+// @routerd/rpc: generated contracts for the daemons' Unix sockets plus small client helpers.
+export {
+  Condition,
+  ConditionStatus,
+  CommandRequest,
+  CommandResponse,
+  DaemonClient,
+  DaemonService,
+  DaemonStatus,
+  Event,
+  GetStatusRequest,
+  GetStatusResponse,
+  HealthStatus,
+  Phase,
+  ResourceState,
+  Severity,
+  WatchEventsRequest,
+  conditionStatusFromJSON,
+  conditionStatusToJSON,
+  healthStatusFromJSON,
+  healthStatusToJSON,
+  phaseFromJSON,
+  phaseToJSON,
+  severityFromJSON,
+  severityToJSON,
+  type DaemonServer,
+  type DeepPartial,
+  type MessageFns,
+} from "./gen/routerd/daemon/v1/daemon.js";
+export {
+  HealthCheckRequest,
+  HealthCheckResponse,
+  HealthCheckResponse_ServingStatus,
+  HealthClient,
+  HealthService,
+  healthCheckResponse_ServingStatusFromJSON,
+  healthCheckResponse_ServingStatusToJSON,
+  type HealthServer,
+} from "./gen/grpc/health/v1/health.js";
+export {
+  DEFAULT_RUN_DIR,
+  DEFAULT_STATE_DIR,
+  MAX_SOCKET_PATH_BYTES,
+  assertDaemonName,
+  daemonSocketPath,
+  daemonStateDir,
+  isValidDaemonName,
+  unixTarget,
+} from "./socket-path.js";
+export { DaemonUnavailableError, diagnoseSocket, type SocketProblemCode } from "./daemon-unavailable.js";
+export { connectDaemon, type CallOptions, type ConnectOptions, type DaemonConnection, type WatchOptions } from "./connect.js";
