@@ -1,2 +1,1 @@
-// Placeholder so the workspace builds until this package lands (see its open issue).
-export {};
+export { eventToJson, eventToText, statusToJson, statusToText } from "./format.js";

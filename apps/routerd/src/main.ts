@@ -1,4 +1,4 @@
-import { runCli } from "./cli.js";
+import { runCli } from "@routerd/cli";
 import { COMMANDS } from "./commands/index.js";
 
 const SUMMARY = "routerd: declarative router control plane. Describe the router in YAML; routerd validates it,\nshows a plan, changes the host to match, and removes only what it created or adopted.";

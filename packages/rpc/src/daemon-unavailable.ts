@@ -16,11 +16,11 @@ const ADVICE: Record<SocketProblemCode, (path: string, unit: string) => string> 
   ETIMEDOUT: (path, unit) => `${path} accepts connections but ${unit} did not answer gRPC in time; it may be starting or stuck`,
 };
 
-/** `<runDir>/<daemon>/<instance>.sock` names the systemd unit `routerd-<daemon>@<instance>`. */
+/** `<runDir>/<daemon>/<instance>.sock` names the systemd unit `routerd-<daemon>@<instance>`; routerd's own is routerd.service. */
 function unitFor(socketPath: string): string {
   const daemon = basename(dirname(socketPath));
   const instance = basename(socketPath).replace(/\.sock$/, "");
-  return `routerd-${daemon}@${instance}`;
+  return daemon === "routerd" ? "routerd" : `routerd-${daemon}@${instance}`;
 }
 
 /** A daemon's socket is missing, refusing, not a socket, forbidden, or silent. */

@@ -1,5 +1,5 @@
 import { LedgerSession, backupLedger } from "@routerd/resource";
-import type { Command } from "../cli.js";
+import type { Command } from "@routerd/cli";
 import { observeFor } from "../core/engine.js";
 import { computeDesired, recordableAttributes } from "../core/desired.js";
 import { plan } from "../core/plan.js";

@@ -1,7 +1,7 @@
 import { systemRunner, type HostContext } from "@routerd/host";
 import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError } from "@routerd/resource";
 import type { RouterConfig } from "@routerd/api";
-import { COMMON_OPTIONS, type Io, type OptionSpec } from "../cli.js";
+import type { Io, OptionSpec } from "@routerd/cli";
 import { loadOrReport } from "./validate.js";
 
 export const CONFIG_OPTION: Record<string, OptionSpec> = {
@@ -26,4 +26,9 @@ export function reportError(err: unknown, io: Io, json: boolean): number {
   return 1;
 }
 
-export { COMMON_OPTIONS };
+export const COMMON_OPTIONS: Record<string, OptionSpec> = {
+  "state-dir": { type: "string", default: "/var/lib/routerd", valueName: "DIR", description: "where the ledger, status and daemon state live" },
+  root: { type: "string", default: "/", valueName: "DIR", description: "prefix for every file routerd reads or writes (tests, images)" },
+  "run-dir": { type: "string", default: "/run/routerd", valueName: "DIR", description: "where daemon sockets live" },
+};
+

@@ -1,5 +1,5 @@
 import { readLedger } from "@routerd/resource";
-import type { Command } from "../cli.js";
+import type { Command } from "@routerd/cli";
 import { COMMON_OPTIONS, reportError } from "./common.js";
 
 export const ledgerCommand: Command = {

@@ -1,4 +1,4 @@
-import type { Command } from "../cli.js";
+import type { Command } from "@routerd/cli";
 import { planOnly } from "../core/engine.js";
 import { planToJson, planToText } from "../core/format.js";
 import { hasChanges } from "../core/plan.js";

@@ -1,4 +1,4 @@
-import type { Command } from "../cli.js";
+import type { Command } from "@routerd/cli";
 import { planOnly, reconcileOnce } from "../core/engine.js";
 import { planToJson, planToText, resultsToText } from "../core/format.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";

@@ -1,5 +1,5 @@
 import { routerJsonSchema } from "@routerd/api";
-import type { Command } from "../cli.js";
+import type { Command } from "@routerd/cli";
 
 export const schemaCommand: Command = {
   name: "schema",

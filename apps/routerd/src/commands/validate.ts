@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { formatLocated } from "@routerd/resource";
 import { loadConfig, type ConfigIssue, type LoadResult } from "@routerd/api";
-import type { Command, Io } from "../cli.js";
+import type { Command, Io } from "@routerd/cli";
 
 export function formatIssue(i: ConfigIssue): string {
   return formatLocated(

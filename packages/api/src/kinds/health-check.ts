@@ -4,7 +4,7 @@ import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 
 /** All HealthCheck resources run in one routerd-healthcheck instance. */
-export const HEALTHCHECK_DAEMON = { daemon: "routerd-healthcheck", instance: "default" } as const;
+export const HEALTHCHECK_DAEMON = { daemon: "healthcheck", instance: "default" } as const;
 
 export const healthCheckSpec = t.object({
   type: t.enum("icmp", "tcp", "http", "https", "dns"),

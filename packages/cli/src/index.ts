@@ -23,12 +23,6 @@ export interface Command {
   run(values: Record<string, string | boolean | undefined>, io: Io, positionals: string[]): Promise<number>;
 }
 
-export const COMMON_OPTIONS: Record<string, OptionSpec> = {
-  "state-dir": { type: "string", default: "/var/lib/routerd", valueName: "DIR", description: "where the ledger, status and daemon state live" },
-  root: { type: "string", default: "/", valueName: "DIR", description: "prefix for every file routerd reads or writes (tests, images)" },
-  "run-dir": { type: "string", default: "/run/routerd", valueName: "DIR", description: "where daemon sockets live" },
-};
-
 export function commandHelp(cmd: Command, program: string): string {
   const lines = [`Usage: ${program} ${cmd.usage}`, "", cmd.summary];
   if (cmd.description) lines.push("", cmd.description);

@@ -1,0 +1,41 @@
+// Text renderings of daemon status and events for terminals; --json prints the objects as they are.
+import { healthStatusToJSON, phaseToJSON, conditionStatusToJSON, severityToJSON, type DaemonStatus, type Event } from "@routerd/rpc";
+
+export function statusToJson(s: DaemonStatus): Record<string, unknown> {
+  return {
+    daemon: s.daemon,
+    instance: s.instance,
+    pid: s.pid,
+    phase: phaseToJSON(s.phase),
+    health: healthStatusToJSON(s.health),
+    startedAt: s.startedAt?.toISOString(),
+    conditions: s.conditions.map((c) => ({ ...c, status: conditionStatusToJSON(c.status), lastTransitionTime: c.lastTransitionTime?.toISOString() })),
+    resources: s.resources.map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      phase: r.phase,
+      message: r.message,
+      conditions: r.conditions.map((c) => ({ ...c, status: conditionStatusToJSON(c.status), lastTransitionTime: c.lastTransitionTime?.toISOString() })),
+      details: r.detailsJson ? JSON.parse(r.detailsJson) : undefined,
+      updatedAt: r.updatedAt?.toISOString(),
+    })),
+    details: s.detailsJson ? JSON.parse(s.detailsJson) : undefined,
+  };
+}
+
+export function statusToText(s: DaemonStatus): string {
+  const lines = [`${s.daemon}/${s.instance}  pid ${s.pid}  ${phaseToJSON(s.phase).replace("PHASE_", "")}  ${healthStatusToJSON(s.health).replace("HEALTH_STATUS_", "")}`];
+  const width = Math.max(8, ...s.resources.map((r) => r.name.length));
+  for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`);
+  for (const c of s.conditions) lines.push(`  condition ${c.type}=${conditionStatusToJSON(c.status)} ${c.reason} ${c.message}`.trimEnd());
+  return lines.join("\n");
+}
+
+export function eventToJson(e: Event): Record<string, unknown> {
+  return { seq: e.seq, time: e.time?.toISOString(), topic: e.topic, severity: severityToJSON(e.severity), resource: e.resource, message: e.message, attributes: e.attributes };
+}
+
+export function eventToText(e: Event): string {
+  const attrs = Object.entries(e.attributes ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+  return `${e.time?.toISOString() ?? "-"} #${e.seq} ${e.topic}${e.resource ? ` ${e.resource}` : ""}: ${e.message}${attrs ? `  (${attrs})` : ""}`;
+}

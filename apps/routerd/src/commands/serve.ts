@@ -1,0 +1,50 @@
+import { existsSync } from "node:fs";
+import { durationMs } from "@routerd/api";
+import { pino } from "pino";
+import type { Command } from "@routerd/cli";
+import { Server, defaultNodeName, serveHost } from "../serve/serve.js";
+import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "run the reconcile loop and supervise the daemons the config needs",
+  usage: "serve --config FILE [--interval 30s] [--node-name NAME] [--stop-daemons-on-exit]",
+  description:
+    "Reconciles on config change (the file is re-read every second and on SIGHUP), on health transitions and\n" +
+    "every --interval. Starts, restarts (with back-off) and tears down daemons; a restarted serve re-attaches\n" +
+    "to running daemons instead of starting duplicates. With a RouterdCluster resource only the lease holder\n" +
+    "changes the host. Status: `routerctl status` (socket <run-dir>/routerd/core.sock).",
+  options: {
+    ...CONFIG_OPTION,
+    interval: { type: "string", default: "30s", valueName: "DURATION", description: "periodic reconcile interval" },
+    "node-name": { type: "string", valueName: "NAME", description: "this node's name in the cluster lease (default: host name)" },
+    "stop-daemons-on-exit": { type: "boolean", description: "stop supervised daemons when serve stops (default: leave them running)" },
+    "log-level": { type: "string", default: "info", valueName: "LEVEL", description: "pino log level" },
+    ...COMMON_OPTIONS,
+  },
+  async run(v, io) {
+    const configPath = v.config as string | undefined;
+    if (!configPath || !existsSync(configPath)) {
+      io.err(configPath ? `cannot read ${configPath}` : "--config FILE is required");
+      return 1;
+    }
+    let intervalMs: number;
+    try {
+      intervalMs = durationMs(String(v.interval));
+    } catch {
+      io.err(`--interval ${v.interval} is not a duration like 30s`);
+      return 1;
+    }
+    const logger = pino({ name: "routerd", level: String(v["log-level"]) }, pino.destination(2));
+    const server = new Server({
+      configPath,
+      host: serveHost({ root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }),
+      intervalMs,
+      nodeName: (v["node-name"] as string | undefined) ?? defaultNodeName(),
+      stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),
+      logger,
+    });
+    await server.run();
+    return 0;
+  },
+};

@@ -1,0 +1,214 @@
+// `routerd serve`: the reconcile loop. It reconciles on config change, on health transitions and
+// periodically; starts, watches and tears down the daemons the config needs; follows the cluster lease so
+// only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { durationMs, loadConfig, makeConfigView, type EgressRoutePolicySpec, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
+import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
+import { parseOwnerKey, readStatuses } from "@routerd/resource";
+import type { Logger } from "pino";
+import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
+import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
+import { planOnly, reconcileOnce } from "../core/engine.js";
+import { formatIssue } from "../commands/validate.js";
+import { daemonSpecs } from "./daemons.js";
+import { readProbeStates, watchTransitions } from "./health.js";
+import { Supervisor } from "./supervisor.js";
+
+export interface ServeOptions {
+  configPath: string;
+  host: HostContext;
+  intervalMs: number;
+  nodeName: string;
+  stopDaemonsOnExit: boolean;
+  logger: Logger;
+}
+
+export class Server {
+  private config?: RouterConfig;
+  private configText = "";
+  private lease?: FileLease;
+  private readonly decisions = new Map<string, EgressDecision>();
+  private readonly supervisor: Supervisor;
+  private wake?: () => void;
+  private kicked = false;
+  private timer?: NodeJS.Timeout;
+  private ctx?: DaemonContext;
+
+  constructor(private readonly opts: ServeOptions) {
+    this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir }, opts.logger);
+  }
+
+  /** Ask for a reconcile soon (debounced: many kicks, one run). */
+  kick(): void {
+    this.kicked = true;
+    this.wake?.();
+  }
+
+  async run(): Promise<void> {
+    const daemon = await runDaemon({
+      name: "routerd",
+      instance: "core",
+      runDir: this.opts.host.runDir,
+      stateDir: this.opts.host.stateDir,
+      logger: this.opts.logger,
+      commands: { reconcile: () => this.kick() },
+      onReload: () => this.kick(),
+      onStop: () => this.wake?.(),
+    });
+    this.ctx = daemon;
+    this.supervisor.start();
+    void watchTransitions(this.opts.host.runDir, daemon.signal, () => this.kick());
+    this.kicked = true;
+    while (!daemon.signal.aborted) {
+      if (!this.kicked) await this.sleep(this.nextWakeMs());
+      if (daemon.signal.aborted) break;
+      this.kicked = false;
+      try {
+        await this.cycle(daemon);
+      } catch (err) {
+        this.opts.logger.error({ err }, "reconcile cycle failed");
+        daemon.events.emit({ topic: "reconcile.failed", severity: "error", message: (err as Error).message });
+      }
+    }
+    if (this.opts.stopDaemonsOnExit) await this.supervisor.stopAll();
+    else this.supervisor.detach();
+    this.lease?.release();
+    await daemon.done;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(this.timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Periodic reconcile, lease refresh, and the moment a pending failback becomes due. */
+  private nextWakeMs(): number {
+    let ms = this.opts.intervalMs;
+    if (this.lease) ms = Math.min(ms, this.lease.isLeader() ? refreshEvery(this.lease.timing) : pollEvery(this.lease.timing));
+    const now = Date.now();
+    for (const [name, d] of this.decisions) {
+      const spec = this.config && makeConfigView(this.config).find<EgressRoutePolicySpec>("EgressRoutePolicy", name)?.spec;
+      if (d.pending && spec) ms = Math.min(ms, Math.max(10, d.pending.since + durationMs(spec.failbackDelay) - now));
+    }
+    // The config file is polled too: fs.watch misses atomic renames on some filesystems.
+    return Math.min(ms, 1000);
+  }
+
+  private loadConfigIfChanged(ctx: DaemonContext): void {
+    let text: string;
+    try {
+      text = readFileSync(this.opts.configPath, "utf8");
+    } catch (err) {
+      if (!this.config) throw err;
+      return;
+    }
+    if (text === this.configText && this.config) return;
+    this.configText = text;
+    const result = loadConfig(text, this.opts.configPath);
+    if (!result.config) {
+      const detail = result.issues.filter((i) => i.severity === "error").map(formatIssue);
+      this.opts.logger.error({ issues: detail }, "config invalid; keeping the last good one");
+      ctx.events.emit({ topic: "config.invalid", severity: "error", message: detail.join("\n") });
+      return;
+    }
+    this.config = result.config;
+    ctx.events.emit({ topic: "config.loaded", message: `${result.config.resources.length} resources` });
+    const cluster = makeConfigView(result.config).all<RouterdClusterSpec>("RouterdCluster")[0];
+    if (cluster) {
+      const path = rooted(this.opts.host, cluster.spec.leasePath);
+      if (!this.lease || this.lease.path !== path) this.lease = new FileLease(path, cluster.spec.nodeName ?? this.opts.nodeName, { ttlMs: durationMs(cluster.spec.ttl) });
+    } else {
+      this.lease?.release();
+      this.lease = undefined;
+    }
+  }
+
+  private async cycle(ctx: DaemonContext): Promise<void> {
+    this.loadConfigIfChanged(ctx);
+    const config = this.config;
+    if (!config) return;
+    const view = makeConfigView(config);
+
+    if (this.lease) {
+      const before = this.lease.current.role;
+      const state = this.lease.tick();
+      if (state.role !== before) ctx.events.emit({ topic: "cluster.role", message: state.role, attributes: { from: before, to: state.role } });
+      ctx.status.setResource("cluster", { kind: "RouterdCluster", phase: state.role, message: state.role === "standby" ? `leader: ${state.holder ?? "none"}` : state.role === "fenced" ? state.reason : "" });
+      if (state.role !== "leader") {
+        // Standby: plan only, and make sure nothing keeps running that would act on the host.
+        await this.supervisor.stopAll();
+        this.supervisor.start();
+        const run = await planOnly(config, { host: this.opts.host }, this.opts.host.stateDir);
+        ctx.status.setDetails({ role: state.role, pendingChanges: run.plan.summary.create + run.plan.summary.update + run.plan.summary.delete });
+        return;
+      }
+    }
+
+    const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir };
+    const specs = daemonSpecs(view, dirs);
+    const health = await readProbeStates(this.opts.host.runDir);
+    const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
+    const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
+    const port: DaemonPort = {
+      ensure: async (attrs) => {
+        const spec = specs.find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        if (spec) this.supervisor.ensure(spec);
+      },
+      remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
+    };
+    if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, when, daemons: port });
+    // Daemons already recorded still get config changes and restarts.
+    for (const spec of specs) this.supervisor.ensure(spec);
+
+    const statuses = readStatuses(this.opts.host.stateDir);
+    for (const s of statuses.values()) {
+      const p = parseOwnerKey(s.owner);
+      ctx.status.setResource(`${p.kind}/${p.name}`, { kind: p.kind, phase: s.phase, message: s.message ?? s.reason ?? "" });
+    }
+    for (const r of ctx.status.resources()) {
+      if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
+    }
+    ctx.status.setPhase(result.ok ? "Running" : "Degraded");
+    ctx.status.setDetails({ lastReconcile: new Date().toISOString(), ok: result.ok, summary: result.plan.summary, daemons: this.supervisor.running() });
+    if (result.changed || !result.ok) {
+      ctx.events.emit({
+        topic: result.ok ? "reconcile.applied" : "reconcile.failed",
+        severity: result.ok ? "info" : "error",
+        message: `${result.plan.summary.create} created, ${result.plan.summary.update} updated, ${result.plan.summary.delete} deleted`,
+        attributes: { failed: String(result.results.filter((r) => !r.ok).length) },
+      });
+    }
+  }
+
+  private selectUplinks(policies: { metadata: { name: string }; spec: EgressRoutePolicySpec }[], health: Map<string, HealthState>, ctx: DaemonContext): Map<string, string> {
+    const now = Date.now();
+    const selection = new Map<string, string>();
+    for (const p of policies) {
+      const prev = this.decisions.get(p.metadata.name);
+      const next = selectEgress(p.spec, health, prev, now);
+      if (prev && prev.active !== next.active) {
+        ctx.events.emit({ topic: "egress.switched", resource: `EgressRoutePolicy/${p.metadata.name}`, message: `${prev.active} → ${next.active}`, attributes: { from: prev.active, to: next.active } });
+      }
+      this.decisions.set(p.metadata.name, next);
+      selection.set(p.metadata.name, next.active);
+    }
+    for (const name of [...this.decisions.keys()]) if (!policies.some((p) => p.metadata.name === name)) this.decisions.delete(name);
+    return selection;
+  }
+}
+
+export function defaultNodeName(): string {
+  return hostname();
+}
+
+export function serveHost(v: { root: string; stateDir: string; runDir: string }): HostContext {
+  return { root: v.root, stateDir: v.stateDir, runDir: v.runDir, runner: systemRunner };
+}

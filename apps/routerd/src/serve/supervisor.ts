@@ -1,0 +1,240 @@
+// The built-in supervisor for hosts without systemd (labs, containers, tests). Daemons run detached in their
+// own process group with a pid file, so a restarted `routerd serve` re-attaches to them instead of starting
+// duplicates. A daemon that dies is restarted with exponential back-off.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { writeFileAtomic } from "@routerd/resource";
+import type { Logger } from "pino";
+
+export interface DaemonSpec {
+  daemon: string;
+  instance: string;
+  /** Program to run with node (an absolute path to the daemon's launcher). */
+  program: string;
+  args: string[];
+  /** Config routerd writes for the daemon; a change is delivered with SIGHUP, not a restart. */
+  config?: { path: string; content: string };
+}
+
+interface PidRecord {
+  pid: number;
+  program: string;
+  argsDigest: string;
+  startedAt: string;
+}
+
+interface Managed {
+  spec: DaemonSpec;
+  pid?: number;
+  restarts: number;
+  backoffMs: number;
+  nextStartAt: number;
+  startedAt: number;
+}
+
+const MIN_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+
+const digest = (s: DaemonSpec) => createHash("sha256").update(JSON.stringify([s.program, s.args])).digest("hex").slice(0, 16);
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The process at `pid` is still the program we started (pids get reused). */
+function isOurs(pid: number, program: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(program);
+  } catch {
+    return false;
+  }
+}
+
+export class Supervisor {
+  private readonly managed = new Map<string, Managed>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dirs: { runDir: string; stateDir: string },
+    private readonly logger: Logger,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  pidFile(daemon: string, instance: string): string {
+    return join(this.dirs.runDir, daemon, `${instance}.pid`);
+  }
+  socketPath(daemon: string, instance: string): string {
+    return join(this.dirs.runDir, daemon, `${instance}.sock`);
+  }
+  stateDirOf(daemon: string, instance: string): string {
+    return join(this.dirs.stateDir, daemon, instance);
+  }
+
+  /** Starts watching; call once. */
+  start(pollMs = 250): void {
+    this.timer = setInterval(() => this.poll(), pollMs);
+    this.timer.unref();
+  }
+
+  /** Makes the daemon run with this spec: re-attach, start, reload (config change) or restart (args change). */
+  ensure(spec: DaemonSpec): void {
+    const key = `${spec.daemon}/${spec.instance}`;
+    let m = this.managed.get(key);
+    const configChanged = spec.config ? this.writeConfig(spec.config) : false;
+    if (!m) {
+      m = { spec, restarts: 0, backoffMs: MIN_BACKOFF_MS, nextStartAt: 0, startedAt: 0 };
+      this.managed.set(key, m);
+      const rec = this.readPid(spec);
+      if (rec && pidAlive(rec.pid) && isOurs(rec.pid, spec.program)) {
+        m.pid = rec.pid;
+        m.startedAt = Date.parse(rec.startedAt) || this.clock();
+        this.logger.info({ daemon: key, pid: rec.pid }, "re-attached to running daemon");
+        if (rec.argsDigest !== digest(spec)) this.restart(m, "arguments changed");
+        else if (configChanged) this.signal(m, "SIGHUP");
+        return;
+      }
+      this.launch(m);
+      return;
+    }
+    const argsChanged = digest(m.spec) !== digest(spec);
+    m.spec = spec;
+    if (argsChanged) this.restart(m, "arguments changed");
+    else if (configChanged && m.pid) this.signal(m, "SIGHUP");
+  }
+
+  /** Stops the daemon and forgets it; with `purge` also removes its socket and state directory. */
+  async remove(daemon: string, instance: string, purge: boolean): Promise<void> {
+    const key = `${daemon}/${instance}`;
+    const m = this.managed.get(key);
+    this.managed.delete(key);
+    const pid = m?.pid ?? this.readPidRaw(daemon, instance)?.pid;
+    if (pid && pidAlive(pid)) await this.terminate(pid);
+    rmSync(this.pidFile(daemon, instance), { force: true });
+    if (purge) {
+      rmSync(this.socketPath(daemon, instance), { force: true });
+      rmSync(this.stateDirOf(daemon, instance), { recursive: true, force: true });
+    }
+    this.logger.info({ daemon: key, purge }, "daemon removed");
+  }
+
+  running(): { daemon: string; instance: string; pid?: number; restarts: number }[] {
+    return [...this.managed.values()].map((m) => ({ daemon: m.spec.daemon, instance: m.spec.instance, ...(m.pid ? { pid: m.pid } : {}), restarts: m.restarts }));
+  }
+
+  /** Leaves daemons running (a restarted serve re-attaches); only stops watching. */
+  detach(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async stopAll(): Promise<void> {
+    this.detach();
+    await Promise.all([...this.managed.values()].map((m) => this.remove(m.spec.daemon, m.spec.instance, false)));
+  }
+
+  private poll(): void {
+    const now = this.clock();
+    for (const m of this.managed.values()) {
+      if (m.pid && pidAlive(m.pid)) {
+        if (now - m.startedAt > STABLE_AFTER_MS) m.backoffMs = MIN_BACKOFF_MS;
+        continue;
+      }
+      if (m.pid) {
+        this.logger.warn({ daemon: `${m.spec.daemon}/${m.spec.instance}`, pid: m.pid, backoffMs: m.backoffMs }, "daemon exited; restarting after back-off");
+        m.pid = undefined;
+        m.nextStartAt = now + m.backoffMs;
+        m.backoffMs = Math.min(m.backoffMs * 2, MAX_BACKOFF_MS);
+        m.restarts += 1;
+      }
+      if (now >= m.nextStartAt) this.launch(m);
+    }
+  }
+
+  private launch(m: Managed): void {
+    const { spec } = m;
+    const log = join(this.stateDirOf(spec.daemon, spec.instance), "daemon.log");
+    mkdirSync(dirname(log), { recursive: true });
+    mkdirSync(dirname(this.pidFile(spec.daemon, spec.instance)), { recursive: true });
+    const fd = openSync(log, "a", 0o600);
+    // Own process group: a kill -9 of serve does not take the daemons with it.
+    const child = spawn(process.execPath, [spec.program, ...spec.args], { detached: true, stdio: ["ignore", fd, fd] });
+    closeSync(fd);
+    child.unref();
+    if (!child.pid) {
+      this.logger.error({ daemon: `${spec.daemon}/${spec.instance}` }, "daemon failed to spawn");
+      m.nextStartAt = this.clock() + m.backoffMs;
+      return;
+    }
+    m.pid = child.pid;
+    m.startedAt = this.clock();
+    const rec: PidRecord = { pid: child.pid, program: spec.program, argsDigest: digest(spec), startedAt: new Date(m.startedAt).toISOString() };
+    writeFileAtomic(this.pidFile(spec.daemon, spec.instance), JSON.stringify(rec) + "\n", 0o600);
+    this.logger.info({ daemon: `${spec.daemon}/${spec.instance}`, pid: child.pid }, "daemon started");
+  }
+
+  private restart(m: Managed, reason: string): void {
+    this.logger.info({ daemon: `${m.spec.daemon}/${m.spec.instance}`, reason }, "restarting daemon");
+    const pid = m.pid;
+    m.pid = undefined;
+    m.nextStartAt = Number.POSITIVE_INFINITY; // launched once the old one is gone
+    void (pid ? this.terminate(pid) : Promise.resolve()).then(() => {
+      if (this.managed.get(`${m.spec.daemon}/${m.spec.instance}`) === m) this.launch(m);
+    });
+  }
+
+  private signal(m: Managed, sig: NodeJS.Signals): void {
+    if (m.pid && pidAlive(m.pid)) process.kill(m.pid, sig);
+  }
+
+  private async terminate(pid: number, graceMs = 10_000): Promise<void> {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      return;
+    }
+    const deadline = Date.now() + graceMs;
+    while (pidAlive(pid) && !isZombie(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (pidAlive(pid) && !isZombie(pid)) process.kill(pid, "SIGKILL");
+  }
+
+  private writeConfig(config: { path: string; content: string }): boolean {
+    if (existsSync(config.path) && readFileSync(config.path, "utf8") === config.content) return false;
+    writeFileAtomic(config.path, config.content, 0o600);
+    return true;
+  }
+
+  private readPid(spec: DaemonSpec): PidRecord | undefined {
+    return this.readPidRaw(spec.daemon, spec.instance);
+  }
+
+  private readPidRaw(daemon: string, instance: string): PidRecord | undefined {
+    try {
+      return JSON.parse(readFileSync(this.pidFile(daemon, instance), "utf8")) as PidRecord;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+export function removePidFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* already gone */
+  }
+}

@@ -1,0 +1,82 @@
+// The programs routerd ships and what each needs from the service manager. Units and rc.d scripts are
+// rendered from this table, so a new daemon is one entry here.
+
+export interface ProgramSpec {
+  /** Daemon name as used for sockets (`<run-dir>/<daemon>/<instance>.sock`); undefined for the core. */
+  daemon?: string;
+  program: string;
+  description: string;
+  /** Runs once per resource instance (systemd template `name@.service`). */
+  templated: boolean;
+  args: string[];
+  capabilities: string[];
+  /** Extra writable paths besides its own state and run directories. */
+  writable: string[];
+  /** The core writes /proc/sys (sysctl reconcile); daemons never do. */
+  writesKernelTunables: boolean;
+  addressFamilies: string[];
+}
+
+export const PATHS = {
+  bin: "/usr/bin",
+  config: "/etc/routerd/router.yaml",
+  stateDir: "/var/lib/routerd",
+  runDir: "/run/routerd",
+  freebsdBin: "/usr/local/bin",
+  freebsdConfig: "/usr/local/etc/routerd/router.yaml",
+};
+
+const INET = ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"];
+
+export const PROGRAMS: readonly ProgramSpec[] = [
+  {
+    program: "routerd",
+    description: "routerd declarative router control plane",
+    templated: false,
+    args: ["serve", "--config", PATHS.config, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // NET_ADMIN: links, addresses, routes, rules, nftables. SYS_ADMIN: sethostname. NET_RAW/BIND: daemons it starts.
+    capabilities: ["CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_NET_BIND_SERVICE", "CAP_SYS_ADMIN", "CAP_KILL", "CAP_CHOWN"],
+    writable: ["/etc/sysctl.d", "/etc/routerd", "/etc/systemd/system"],
+    writesKernelTunables: true,
+    addressFamilies: INET,
+  },
+  {
+    daemon: "healthcheck",
+    program: "routerd-healthcheck",
+    description: "routerd health checks (%i)",
+    templated: true,
+    args: ["--instance", "%i", "--config", `${PATHS.stateDir}/healthcheck/%i/config.json`, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // NET_RAW: ICMP echo. NET_ADMIN: SO_MARK and SO_BINDTODEVICE so a probe tests one uplink.
+    capabilities: ["CAP_NET_RAW", "CAP_NET_ADMIN"],
+    writable: [],
+    writesKernelTunables: false,
+    addressFamilies: INET,
+  },
+  {
+    daemon: "dhcpv4-client",
+    program: "routerd-dhcpv4-client",
+    description: "routerd DHCPv4 client on %i",
+    templated: true,
+    args: ["--instance", "%i", "--interface", "%i", "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // BIND_SERVICE: UDP port 68. NET_RAW/NET_ADMIN: binding to one interface, ARP probes.
+    capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_NET_ADMIN"],
+    writable: [],
+    writesKernelTunables: false,
+    addressFamilies: [...INET, "AF_PACKET"],
+  },
+  {
+    daemon: "dhcpv6-client",
+    program: "routerd-dhcpv6-client",
+    description: "routerd DHCPv6 client (prefix delegation) on %i",
+    templated: true,
+    args: ["--instance", "%i", "--interface", "%i", "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_NET_ADMIN"],
+    writable: [],
+    writesKernelTunables: false,
+    addressFamilies: INET,
+  },
+];
+
+export function unitName(p: ProgramSpec): string {
+  return p.templated ? `${p.program}@.service` : `${p.program}.service`;
+}
