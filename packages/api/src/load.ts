@@ -1,11 +1,11 @@
 // load → validate: YAML text to a typed RouterConfig, or every issue with file, line, column, resource and
 // field path. Invalid input yields no config, so nothing downstream can act on it.
-import { IntentConflictError, mergeIntents, ownerKey, type ArtifactIntent } from "@routerd/resource";
+import { IntentConflictError, mergeIntents, ownerKey, stableJson, type ArtifactIntent } from "@routerd/resource";
 import { LineCounter, isMap, isSeq, parseAllDocuments, type Node } from "yaml";
 import { makeConfigView } from "./config-view.js";
 import { API_GROUPS, type ApiVersion, type Resource, type RouterConfig } from "./kind.js";
 import { KINDS, kindDefinition } from "./kinds/index.js";
-import { NAME_PATTERN, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
+import { NAME_PATTERN, kindPhrase, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
 import { whenReferences, whenSchema, type WhenPredicate } from "./when.js";
 
 export const ROUTER_API_VERSION = "routerd.net/v1alpha1";
@@ -98,7 +98,7 @@ export function loadConfig(text: string, file: string): LoadResult {
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
   const top = topLevel(data);
   reportIssues(top.issues);
-  if (!top.resources) return { issues };
+  if (!top.resources) return { issues: issues.sort((a, b) => a.line - b.line || a.column - b.column) };
 
   const resources: Resource[] = [];
   // Resources whose spec did not parse still have their references checked, so one run shows everything.
@@ -109,17 +109,19 @@ export function loadConfig(text: string, file: string): LoadResult {
     const r = parseResource(raw, base);
     const id = r.id ?? `resources[${index}]`;
     reportIssues(r.issues, id, base.length);
+    // Duplicates are found even when either copy has other errors, so one run shows everything.
+    if (r.id) {
+      const first = seen.get(r.id);
+      if (first !== undefined) {
+        report("error", [...base, "metadata", "name"], `duplicate resource: ${r.id} is already defined at spec.resources[${first}]`, { resource: r.id, fieldBase: base.length });
+        return;
+      }
+      seen.set(r.id, index);
+    }
     if (!r.resource) {
       if (r.id) partial.push({ id: r.id, index, refs: r.refs });
       return;
     }
-    const key = `${r.resource.kind}/${r.resource.metadata.name}`;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      report("error", [...base, "metadata", "name"], `duplicate resource: ${key} is already defined at spec.resources[${first}]`, { resource: key, fieldBase: base.length });
-      return;
-    }
-    seen.set(key, index);
     const p = locate(base);
     resources.push({ ...r.resource, index, position: { file, line: p.line, column: p.col } });
   });
@@ -142,7 +144,7 @@ export function loadConfig(text: string, file: string): LoadResult {
       report("error", [...base, ...ref.path], `no ${ref.kinds.join(" or ")} named ${JSON.stringify(ref.name)}`, {
         resource: id,
         fieldBase: base.length,
-        hint: near ? `did you mean ${JSON.stringify(near)}?` : `it may name a ${ref.kinds.join(" or ")} resource${existing.length ? ` (existing: ${existing.join(", ")})` : " (none is defined)"}`,
+        hint: near ? `did you mean ${JSON.stringify(near)}?` : `it may name ${kindPhrase(ref.kinds)} resource${existing.length ? ` (existing: ${existing.join(", ")})` : " (none is defined)"}`,
       });
     }
     for (const target of when ? whenReferences(when) : []) {
@@ -171,14 +173,21 @@ export function loadConfig(text: string, file: string): LoadResult {
 
   {
     // Two resources wanting the same artifact differently (e.g. one sysctl key, two values).
-    const intents: ArtifactIntent[] = sound.flatMap((r) => kindDefinition(r.kind)!.intents(r, view));
-    try {
-      mergeIntents(intents, (kind, a, b) => (kind === "nft.table" || JSON.stringify(a) === JSON.stringify(b) ? a : undefined));
-    } catch (err) {
-      if (!(err instanceof IntentConflictError)) throw err;
-      for (const owner of err.owners) {
-        const r = resources.find((x) => x.owner === owner);
-        if (r) report("error", ["spec", "resources", r.index, "spec"], `conflicts with another resource: ${err.message}`, { resource: `${r.kind}/${r.metadata.name}`, fieldBase: 3 });
+    // Merged per artifact, so that every conflict is reported, not only the first.
+    const byArtifact = new Map<string, ArtifactIntent[]>();
+    for (const i of sound.flatMap((r) => kindDefinition(r.kind)!.intents(r, view))) {
+      const key = `${i.kind}/${i.name}`;
+      byArtifact.set(key, [...(byArtifact.get(key) ?? []), i]);
+    }
+    for (const group of byArtifact.values()) {
+      try {
+        mergeIntents(group, (kind, a, b) => (kind === "nft.table" || stableJson(a) === stableJson(b) ? a : undefined));
+      } catch (err) {
+        if (!(err instanceof IntentConflictError)) throw err;
+        for (const owner of err.owners) {
+          const r = resources.find((x) => x.owner === owner);
+          if (r) report("error", ["spec", "resources", r.index, "spec"], `conflicts with another resource: ${err.message}`, { resource: `${r.kind}/${r.metadata.name}`, fieldBase: 3 });
+        }
       }
     }
   }

@@ -159,7 +159,9 @@ export class RefSchema extends Schema<string> {
     return v;
   }
   jsonSchema(): JsonSchema {
-    return this.withDescription({ type: "string", description: `name of a ${this.kinds.join(" or ")} resource` });
+    // Keep the field's own description (describe()) and say what it names.
+    const names = `name of ${kindPhrase(this.kinds)} resource`;
+    return { type: "string", pattern: NAME_PATTERN.source, description: this.description ? `${this.description} (${names})` : names };
   }
 }
 
@@ -365,6 +367,12 @@ export class LazySchema<T> extends Schema<T> {
 }
 
 export const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** "an Interface", "a FirewallZone or IPAddressSet": kinds with their article, for messages. */
+export function kindPhrase(kinds: readonly string[]): string {
+  const list = kinds.join(" or ");
+  return `${/^[AEIOU]/.test(list) ? "an" : "a"} ${list}`;
+}
 
 export const t = {
   string: (opts?: ConstructorParameters<typeof StringSchema>[0]) => new StringSchema(opts),

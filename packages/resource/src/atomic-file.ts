@@ -59,13 +59,34 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-function readHolder(path: string): number | undefined {
+/** This boot's id (Linux); a lock written before a reboot names a pid that may now be someone else. */
+const BOOT_ID = (() => {
   try {
-    const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
-    return Number.isNaN(pid) ? undefined : pid;
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
   } catch {
     return undefined;
   }
+})();
+
+interface Holder {
+  pid: number;
+  bootId?: string;
+}
+
+/** Lock file content: the pid on the first line, the boot id on the second (when known). */
+function readHolder(path: string): Holder | undefined {
+  try {
+    const [pidLine = "", bootId] = readFileSync(path, "utf8").split("\n");
+    const pid = Number.parseInt(pidLine.trim(), 10);
+    return Number.isNaN(pid) ? undefined : { pid, ...(bootId?.trim() ? { bootId: bootId.trim() } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+function holderAlive(h: Holder): boolean {
+  if (h.bootId !== undefined && BOOT_ID !== undefined && h.bootId !== BOOT_ID) return false;
+  return pidAlive(h.pid);
 }
 
 const sleepArray = new Int32Array(new SharedArrayBuffer(4));
@@ -85,23 +106,39 @@ export class FileLock {
     mkdirSync(dirname(path), { recursive: true });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      try {
-        const fd = openSync(path, "wx", 0o600);
-        writeSync(fd, `${process.pid}\n`);
-        fsyncSync(fd);
-        closeSync(fd);
-        return new FileLock(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      }
+      if (FileLock.tryCreate(path)) return new FileLock(path);
       const holder = readHolder(path);
-      if (holder !== undefined && !pidAlive(holder)) {
-        FileLock.takeOverStale(path, holder);
+      if (holder !== undefined && !holderAlive(holder)) {
+        FileLock.takeOverStale(path, holder.pid);
         continue;
       }
-      if (holder === process.pid) throw new LockBusyError(path, holder);
-      if (Date.now() >= deadline) throw new LockBusyError(path, holder);
+      if (holder?.pid === process.pid) throw new LockBusyError(path, holder.pid);
+      if (Date.now() >= deadline) throw new LockBusyError(path, holder?.pid);
       sleepMs(20);
+    }
+  }
+
+  /**
+   * Creates the lock with its content already in place: a complete temp file is hard-linked to the lock
+   * path (link fails if the lock exists). A crash can never leave an empty lock that nobody can take over.
+   */
+  private static tryCreate(path: string): boolean {
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    const fd = openSync(tmp, "wx", 0o600);
+    try {
+      writeSync(fd, `${process.pid}\n${BOOT_ID ?? ""}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      return false;
+    } finally {
+      unlinkSync(tmp);
     }
   }
 
@@ -114,7 +151,7 @@ export class FileLock {
       return; // someone else moved it first
     }
     const moved = readHolder(aside);
-    if (moved !== deadPid && moved !== undefined && pidAlive(moved)) {
+    if (moved !== undefined && moved.pid !== deadPid && holderAlive(moved)) {
       try {
         linkSync(aside, path);
       } catch {
@@ -131,7 +168,7 @@ export class FileLock {
   release(): void {
     if (this.released) return;
     this.released = true;
-    if (readHolder(this.path) === process.pid) unlinkSync(this.path);
+    if (readHolder(this.path)?.pid === process.pid) unlinkSync(this.path);
   }
 }
 

@@ -171,10 +171,15 @@ export function planGc(input: GcInput): GcPlan {
     }
   }
 
-  // Resources gone from the config whose teardown is resource-specific (a daemon to stop, say).
+  // Resources gone from the config (or inactive) whose teardown is resource-specific (a daemon to stop, say).
   for (const status of input.statuses.values()) {
     if (input.activeOwners.has(status.owner) || input.protectedOwners.has(status.owner)) continue;
-    if (status.contract === "TeardownLifecycle" && !status.external) addTeardown(status.owner, ownerReason(status.owner, input));
+    if (status.contract !== "TeardownLifecycle" || status.external) continue;
+    // An inactive (`when: false`) owner keeps its status; once its teardown left nothing, a new run would
+    // only repeat it (and a backup and an event) on every reconcile.
+    const inactive = input.configuredOwners.has(status.owner);
+    if (inactive && status.artifacts.length === 0 && !teardowns.has(status.owner)) continue;
+    addTeardown(status.owner, ownerReason(status.owner, input));
   }
 
   const deletes: GcAction[] = [];

@@ -30,9 +30,15 @@ export function backupLedger(stateDir: string, now = new Date()): string | undef
   if (!existsSync(path)) return undefined;
   const dir = join(stateDir, "backups");
   mkdirSync(dir, { recursive: true });
+  // A zero-padded sequence after the newest one of the same millisecond keeps name order equal to age.
   const stamp = now.toISOString().replace(/[:.]/g, "-");
-  let target = join(dir, `artifacts-${stamp}.json`);
-  for (let i = 1; existsSync(target); i++) target = join(dir, `artifacts-${stamp}-${i}.json`);
+  const prefix = `artifacts-${stamp}-`;
+  const seqs = readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && f.endsWith(".json"))
+    .map((f) => Number.parseInt(f.slice(prefix.length), 10))
+    .filter((n) => Number.isInteger(n));
+  const seq = seqs.length ? Math.max(...seqs) + 1 : 0;
+  const target = join(dir, `${prefix}${String(seq).padStart(4, "0")}.json`);
   writeFileAtomic(target, readFileSync(path), 0o600);
   pruneBackups(dir);
   return target;
