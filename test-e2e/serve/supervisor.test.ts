@@ -14,8 +14,8 @@ const logger = pino({ level: "silent" });
 const spec: DaemonSpec = {
   daemon: "echo",
   instance: "one",
-  program: join(REPO, "packages/daemon-kit/dist/testing/echo-daemon.js"),
-  args: ["--name", "echo", "--instance", "one", "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir],
+  command: [process.execPath, join(REPO, "packages/daemon-kit/dist/testing/echo-daemon.js"), "--name", "echo", "--instance", "one", "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir],
+  match: join(REPO, "packages/daemon-kit/dist/testing/echo-daemon.js"),
 };
 const supervisors: Supervisor[] = [];
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import type { ConfigView, Resource, RouterConfig } from "./kind.js";
+import { UNKNOWN_RUNTIME, type RuntimeView } from "./runtime.js";
 
-export function makeConfigView(config: RouterConfig): ConfigView {
+export function makeConfigView(config: RouterConfig, runtime: RuntimeView = UNKNOWN_RUNTIME): ConfigView {
   const byKind = new Map<string, Resource[]>();
   for (const r of config.resources) {
     const list = byKind.get(r.kind) ?? [];
@@ -9,6 +10,7 @@ export function makeConfigView(config: RouterConfig): ConfigView {
   }
   const view: ConfigView = {
     config,
+    runtime,
     find: <S>(kind: string, name: string) => byKind.get(kind)?.find((r) => r.metadata.name === name) as Resource<S> | undefined,
     all: <S>(kind: string) => (byKind.get(kind) ?? []) as Resource<S>[],
     referrers: (kind, name) => config.resources.filter((r) => r.refs.some((ref) => ref.name === name && ref.kinds.includes(kind))),

@@ -23,3 +23,8 @@ export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";
 export type { HostnameSpec } from "./kinds/hostname.js";
+export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact, type RuntimeView } from "./runtime.js";
+export { DNSMASQ, dnsmasqIntents, staticAddressOf } from "./lan-services.js";
+export { DHCPV4_CLIENT_DAEMON, RESOLV_CONF, dhcpClientOn, leaseRoutes, type DHCPv4ClientSpec } from "./kinds/dhcpv4-client.js";
+export type { DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";
+export type { DHCPv4ReservationSpec } from "./kinds/dhcpv4-reservation.js";

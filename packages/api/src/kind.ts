@@ -2,6 +2,7 @@
 // the artifact intents it emits. One module per kind under kinds/.
 import type { ArtifactIntent, LifecycleContract, OwnerKey, ResourceClass } from "@routerd/resource";
 import type { Path, Schema } from "./schema.js";
+import type { RuntimeView } from "./runtime.js";
 import type { WhenPredicate } from "./when.js";
 
 export const API_GROUPS = {
@@ -45,6 +46,8 @@ export interface ConfigView {
   all<S = unknown>(kind: string): Resource<S>[];
   /** Resources whose ref fields name `kind`/`name`. */
   referrers(kind: string, name: string): Resource[];
+  /** What daemons know now (leases, delegated prefixes). */
+  readonly runtime: RuntimeView;
   /** The Linux ifname of an Interface resource (its spec.ifname, or its name). */
   ifname(interfaceName: string): string;
 }
@@ -65,6 +68,11 @@ export interface KindDefinition<S = unknown> {
   /** Semantic checks beyond the schema (cross-field and cross-resource). Paths are relative to `spec`. */
   check?(resource: Resource<S>, ctx: CheckContext): void;
   intents(resource: Resource<S>, ctx: ConfigView): ArtifactIntent[];
+  /**
+   * Why what this resource already owns must be kept as it is right now (its daemon's state is unknown),
+   * or undefined. Cleanup then leaves its artifacts alone, as for an undecidable `when`.
+   */
+  holdsExisting?(resource: Resource<S>, ctx: ConfigView): string | undefined;
 }
 
 /** Keeps the spec type attached to the definition while letting the registry hold all kinds. */

@@ -6,3 +6,4 @@ export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "
 export { PATHS, PROGRAMS, unitName, type ProgramSpec } from "./units/programs.js";
 export { renderSystemdUnit, systemdUnits } from "./units/systemd.js";
 export { rcScripts, renderRcScript } from "./units/rc.js";
+export { SECTIONS as DNSMASQ_SECTIONS, renderDnsmasqConfig, type DnsmasqContext } from "./dnsmasq/config.js";

@@ -33,7 +33,7 @@ export const adoptCommand: Command = {
     try {
       session = LedgerSession.open(host.stateDir);
       const statuses = readStatuses(host.stateDir);
-      const desired = computeDesired({ config, when: new Map() });
+      const desired = computeDesired({ config, when: new Map(), stateDir: host.stateDir });
       const inventory = await observeFor(desired, session.ledger.list(), host);
       const p = plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: false });
       const candidates = p.adoptionCandidates;

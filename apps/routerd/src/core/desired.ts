@@ -1,22 +1,27 @@
 // Stage "effective view → intents → desired": which artifacts the config wants right now, with rendered
 // content filled in for tables. Pure.
 import {
+  UNKNOWN_RUNTIME,
   effectiveView,
   kindDefinition,
   makeConfigView,
   type EffectiveView,
   type Resource,
   type RouterConfig,
+  type RuntimeView,
   type WhenState,
 } from "@routerd/api";
-import { defaultSelection, renderDesiredTables, type EgressSelection, type ServiceHole } from "@routerd/render";
-import { mergeIntents, type ArtifactIntent, type DesiredArtifact } from "@routerd/resource";
+import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection } from "@routerd/render";
+import { mergeIntents, stableJson, type ArtifactIntent, type DesiredArtifact, type OwnerKey } from "@routerd/resource";
+import { serviceHoles } from "./holes.js";
 
 export interface DesiredState {
   view: EffectiveView;
   /** Intents per active resource, in config order. */
   intents: Map<Resource, ArtifactIntent[]>;
   desired: DesiredArtifact[];
+  /** Owners whose existing artifacts must be kept as they are (daemon state unknown), with the reason. */
+  held: Map<OwnerKey, string>;
 }
 
 export interface DesiredInput {
@@ -24,26 +29,37 @@ export interface DesiredInput {
   when: WhenState;
   /** Active EgressRoutePolicy candidates (from health state); defaults to the highest weight. */
   selection?: EgressSelection;
-  holes?: readonly ServiceHole[];
+  runtime?: RuntimeView;
+  /** Where daemons keep state (the dnsmasq lease file lives there). */
+  stateDir: string;
 }
 
 export function computeDesired(input: DesiredInput): DesiredState {
   const view = effectiveView(input.config, input.when);
   // Renderers and intents see only active resources: an inactive rule must not be rendered.
-  const active = makeConfigView({ ...input.config, resources: view.active });
+  const active = makeConfigView({ ...input.config, resources: view.active }, input.runtime ?? UNKNOWN_RUNTIME);
   const intents = new Map<Resource, ArtifactIntent[]>();
-  for (const r of view.active) intents.set(r, kindDefinition(r.kind)!.intents(r, active));
+  const held = new Map<OwnerKey, string>();
+  for (const r of view.active) {
+    const def = kindDefinition(r.kind)!;
+    intents.set(r, def.intents(r, active));
+    const reason = def.holdsExisting?.(r, active);
+    if (reason) held.set(r.owner, reason);
+  }
   // Tables are shared by several resources; their content comes from the renderer, not the intents.
-  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) => (kind === "nft.table" ? a : JSON.stringify(a) === JSON.stringify(b) ? a : undefined));
+  // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
+  const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";
+  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) => (kind === "nft.table" || (kind === "file" && rendered(a)) ? a : stableJson(a) === stableJson(b) ? a : undefined));
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
-    { view: active, selection: input.selection ?? defaultSelection(active), holes: input.holes ?? [] },
+    { view: active, selection: input.selection ?? defaultSelection(active), holes: serviceHoles(active) },
   );
   for (const d of desired) {
     const t = tables.get(d.name);
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
+    if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
   }
-  return { view, intents, desired };
+  return { view, intents, desired, held };
 }
 
 /** What the ledger keeps of a desired artifact: no bulky rendered text. */

@@ -1,8 +1,9 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
-import { kindDefinition, type RouterConfig, type WhenState } from "@routerd/api";
+import { kindDefinition, makeConfigView, type RouterConfig, type WhenState } from "@routerd/api";
 import { apply, observeInventory, type DaemonPort, type HostContext, type NameHints, type StepResult } from "@routerd/host";
-import type { EgressSelection, ServiceHole } from "@routerd/render";
+import type { RuntimeView } from "@routerd/api";
+import type { EgressSelection } from "@routerd/render";
 import {
   LedgerSession,
   artifactId,
@@ -18,6 +19,7 @@ import {
 } from "@routerd/resource";
 import { computeDesired, recordableAttributes, type DesiredState } from "./desired.js";
 import { hasChanges, plan, type Plan } from "./plan.js";
+import { readRuntime } from "./runtime.js";
 
 /** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
 const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
@@ -26,7 +28,7 @@ export interface EngineOptions {
   host: HostContext;
   allowEmpty?: boolean;
   selection?: EgressSelection;
-  holes?: readonly ServiceHole[];
+  runtime?: RuntimeView;
   daemons?: DaemonPort;
   /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
   when?: WhenState;
@@ -75,11 +77,13 @@ export async function planOnly(config: RouterConfig, opts: EngineOptions, stateD
 
 async function planWith(config: RouterConfig, opts: EngineOptions, session: LedgerSession): Promise<PlanRun> {
   const statuses = readStatuses(session.stateDir);
+  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir));
   const desired = computeDesired({
     config,
     when: whenState(statuses, opts.when),
     ...(opts.selection ? { selection: opts.selection } : {}),
-    ...(opts.holes ? { holes: opts.holes } : {}),
+    runtime,
+    stateDir: opts.host.stateDir,
   });
   const inventory = await observeFor(desired, session.ledger.list(), opts.host);
   return { desired, inventory, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };

@@ -153,7 +153,7 @@ export function plan(input: PlanInput): Plan {
     desired,
     activeOwners: new Set(view.active.map((r) => r.owner)),
     configuredOwners: configured,
-    protectedOwners: new Set(view.undecided.map((r) => r.owner)),
+    protectedOwners: new Set([...view.undecided.map((r) => r.owner), ...input.desired.held.keys()]),
     ledger: input.ledger.list(),
     statuses: input.statuses,
     inventory: input.inventory,

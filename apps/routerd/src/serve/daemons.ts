@@ -1,12 +1,16 @@
 // Which daemons a config needs, and with what arguments and config file. A data-driven registry: adding a
 // daemon (a DHCP client, say) is one entry here.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { durationMs, fwmarkValue, HEALTHCHECK_DAEMON, type ConfigView, type HealthCheckSpec } from "@routerd/api";
+import { DHCPV4_CLIENT_DAEMON, DNSMASQ, durationMs, fwmarkValue, HEALTHCHECK_DAEMON, type ConfigView, type DHCPv4ClientSpec, type HealthCheckSpec } from "@routerd/api";
 import type { DaemonSpec } from "./supervisor.js";
 
 export interface DaemonDirs {
   runDir: string;
   stateDir: string;
+  /** Prefix for host files (the dnsmasq config lives at <root>/etc/routerd/dnsmasq.conf). */
+  root: string;
 }
 
 /** Where the daemons' launchers live: beside this app in the workspace, or ROUTERD_DAEMON_DIR. */
@@ -15,8 +19,14 @@ export function daemonProgram(daemon: string): string {
   return join(base, `routerd-${daemon}`, "bin", `routerd-${daemon}.js`);
 }
 
-function commonArgs(daemon: string, instance: string, dirs: DaemonDirs): string[] {
+function commonArgs(instance: string, dirs: DaemonDirs): string[] {
   return ["--instance", instance, "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir];
+}
+
+/** routerd's own daemons run with the same node as routerd. */
+function nodeDaemon(daemon: string, args: string[]): { command: string[]; match: string } {
+  const program = daemonProgram(daemon);
+  return { command: [process.execPath, program, ...args], match: program };
 }
 
 export interface DaemonKind {
@@ -59,14 +69,55 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         {
           daemon,
           instance,
-          program: daemonProgram(daemon),
-          args: [...commonArgs(daemon, instance, dirs), "--config", config],
+          ...nodeDaemon(daemon, [...commonArgs(instance, dirs), "--config", config]),
           config: { path: config, content: JSON.stringify(healthcheckConfig(view), null, 2) + "\n" },
         },
       ];
     },
   },
+  {
+    daemon: DHCPV4_CLIENT_DAEMON,
+    specs: (view, dirs) =>
+      view.all<DHCPv4ClientSpec>("DHCPv4Client").map((r) => {
+        const s = r.spec;
+        const args = [...commonArgs(r.metadata.name, dirs), "--interface", view.ifname(s.interface)];
+        if (s.hostname) args.push("--hostname", s.hostname);
+        if (s.clientID) args.push("--client-id", s.clientID);
+        if (s.classID) args.push("--vendor-class", s.classID);
+        if (s.requestedAddress) args.push("--requested-address", s.requestedAddress);
+        if (!s.releaseOnStop) args.push("--no-release");
+        return { daemon: DHCPV4_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV4_CLIENT_DAEMON, args) };
+      }),
+  },
+  {
+    // The LAN services dnsmasq: its config is a routerd artifact (written and checked by reconcile); a changed
+    // config needs a restart, dnsmasq does not re-read its main config on SIGHUP.
+    daemon: DNSMASQ.daemon,
+    specs(view, dirs) {
+      if (!view.all("DHCPv4Server").length && !view.all("DHCPv6Server").length && !view.all("IPv6RouterAdvertisement").length) return [];
+      const conf = join(dirs.root, DNSMASQ.configPath);
+      return [
+        {
+          daemon: DNSMASQ.daemon,
+          instance: DNSMASQ.instance,
+          command: ["dnsmasq", "--keep-in-foreground", `--conf-file=${conf}`, "--pid-file="],
+          match: `--conf-file=${conf}`,
+          config: { path: join(dirs.stateDir, DNSMASQ.daemon, DNSMASQ.instance, "config.digest"), content: readConfigDigest(conf) },
+          restartOnConfigChange: true,
+        },
+      ];
+    },
+  },
 ];
+
+/** The config's content as the supervisor's change signal (the file itself is written by reconcile). */
+function readConfigDigest(path: string): string {
+  try {
+    return createHash("sha256").update(readFileSync(path)).digest("hex") + "\n";
+  } catch {
+    return "absent\n";
+  }
+}
 
 export function daemonSpecs(view: ConfigView, dirs: DaemonDirs): DaemonSpec[] {
   return DAEMON_KINDS.flatMap((k) => k.specs(view, dirs));

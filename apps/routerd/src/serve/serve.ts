@@ -151,14 +151,14 @@ export class Server {
       }
     }
 
-    const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir };
-    const specs = daemonSpecs(view, dirs);
+    const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
     const port: DaemonPort = {
+      // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = specs.find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = daemonSpecs(view, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
@@ -166,7 +166,7 @@ export class Server {
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
     const result = await reconcileOnce(config, { host: this.opts.host, selection, when, daemons: port });
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of specs) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(view, dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     for (const s of statuses.values()) {

@@ -11,16 +11,18 @@ import type { Logger } from "pino";
 export interface DaemonSpec {
   daemon: string;
   instance: string;
-  /** Program to run with node (an absolute path to the daemon's launcher). */
-  program: string;
-  args: string[];
-  /** Config routerd writes for the daemon; a change is delivered with SIGHUP, not a restart. */
+  /** Full argv; the first element is the executable (node for routerd's own daemons). */
+  command: string[];
+  /** A word of /proc/<pid>/cmdline that identifies the program (pids get reused). */
+  match: string;
+  /** Config routerd writes for the daemon; a change is delivered with SIGHUP, or a restart when `restartOnConfigChange`. */
   config?: { path: string; content: string };
+  restartOnConfigChange?: boolean;
 }
 
 interface PidRecord {
   pid: number;
-  program: string;
+  match: string;
   argsDigest: string;
   startedAt: string;
 }
@@ -38,7 +40,11 @@ const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 
-const digest = (s: DaemonSpec) => createHash("sha256").update(JSON.stringify([s.program, s.args])).digest("hex").slice(0, 16);
+const digest = (s: DaemonSpec) =>
+  createHash("sha256")
+    .update(JSON.stringify([s.command, s.restartOnConfigChange ? s.config?.content : undefined]))
+    .digest("hex")
+    .slice(0, 16);
 
 export function pidAlive(pid: number): boolean {
   try {
@@ -93,7 +99,7 @@ export class Supervisor {
       m = { spec, restarts: 0, backoffMs: MIN_BACKOFF_MS, nextStartAt: 0, startedAt: 0 };
       this.managed.set(key, m);
       const rec = this.readPid(spec);
-      if (rec && pidAlive(rec.pid) && isOurs(rec.pid, spec.program)) {
+      if (rec && pidAlive(rec.pid) && isOurs(rec.pid, spec.match)) {
         m.pid = rec.pid;
         m.startedAt = Date.parse(rec.startedAt) || this.clock();
         this.logger.info({ daemon: key, pid: rec.pid }, "re-attached to running daemon");
@@ -164,7 +170,8 @@ export class Supervisor {
     mkdirSync(dirname(this.pidFile(spec.daemon, spec.instance)), { recursive: true });
     const fd = openSync(log, "a", 0o600);
     // Own process group: a kill -9 of serve does not take the daemons with it.
-    const child = spawn(process.execPath, [spec.program, ...spec.args], { detached: true, stdio: ["ignore", fd, fd] });
+    const [exe, ...argv] = spec.command as [string, ...string[]];
+    const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd] });
     closeSync(fd);
     child.unref();
     if (!child.pid) {
@@ -174,7 +181,7 @@ export class Supervisor {
     }
     m.pid = child.pid;
     m.startedAt = this.clock();
-    const rec: PidRecord = { pid: child.pid, program: spec.program, argsDigest: digest(spec), startedAt: new Date(m.startedAt).toISOString() };
+    const rec: PidRecord = { pid: child.pid, match: spec.match, argsDigest: digest(spec), startedAt: new Date(m.startedAt).toISOString() };
     writeFileAtomic(this.pidFile(spec.daemon, spec.instance), JSON.stringify(rec) + "\n", 0o600);
     this.logger.info({ daemon: `${spec.daemon}/${spec.instance}`, pid: child.pid }, "daemon started");
   }

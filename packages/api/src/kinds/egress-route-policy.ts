@@ -2,6 +2,7 @@ import { FWMARK_MAX, FWMARK_MIN, artifactNames, type ArtifactIntent } from "@rou
 import { formats, fwmarkValue } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import { dhcpClientOn, leaseRoutes } from "./dhcpv4-client.js";
 import { nftTableIntent } from "../tables.js";
 
 export const egressCandidateSpec = t.object({
@@ -69,6 +70,11 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
     for (const c of res.spec.candidates) {
       const mark = fwmarkValue(c.mark);
       const device = ctx.ifname(c.interface);
+      // Without a configured gateway, an uplink run by DHCPv4Client uses its lease's router.
+      const client = c.gateway ? undefined : dhcpClientOn(ctx, c.interface);
+      const lease = client ? ctx.runtime.dhcpv4Lease(client.metadata.name) : undefined;
+      const gateway = c.gateway ?? (lease?.state === "present" ? leaseRoutes(lease.value).find((r) => r.destination === "0.0.0.0/0")?.gateway : undefined);
+      if (client && !gateway) continue; // no lease yet: the candidate has no route until it has one
       out.push(
         { kind: "linux.ipv4.routeTable", name: artifactNames.routeTable(c.table), owner: res.owner, action: "ensure", applyWith: "ip-batch", attributes: { table: c.table } },
         {
@@ -77,7 +83,7 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
           owner: res.owner,
           action: "ensure",
           applyWith: "ip-batch",
-          attributes: { table: c.table, destination: "0.0.0.0/0", metric: 0, type: "unicast", device, ...(c.gateway ? { gateway: c.gateway } : {}) },
+          attributes: { table: c.table, destination: "0.0.0.0/0", metric: 0, type: "unicast", device, ...(gateway ? { gateway } : {}) },
         },
         {
           kind: "linux.ipv4.fwmarkRule",

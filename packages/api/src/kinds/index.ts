@@ -1,5 +1,8 @@
 // The kind registry: adding a kind means adding its module here. Order is documentation order.
 import type { KindDefinition } from "../kind.js";
+import { dhcpv4ClientKind } from "./dhcpv4-client.js";
+import { dhcpv4ReservationKind } from "./dhcpv4-reservation.js";
+import { dhcpv4ServerKind } from "./dhcpv4-server.js";
 import { egressRoutePolicyKind } from "./egress-route-policy.js";
 import { firewallPolicyKind } from "./firewall-policy.js";
 import { firewallRuleKind } from "./firewall-rule.js";
@@ -33,6 +36,9 @@ export const KINDS: readonly KindDefinition<any>[] = [
   sysctlKind,
   sysctlProfileKind,
   routerdClusterKind,
+  dhcpv4ClientKind,
+  dhcpv4ServerKind,
+  dhcpv4ReservationKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

@@ -1,5 +1,7 @@
 // Direct executors: sysctl and hostname through /proc, files through atomic block edits.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { writeFileAtomic, type Attributes } from "@routerd/resource";
 import { rooted, type HostContext } from "../context.js";
 import { removeBlock, upsertBlock } from "../file-blocks.js";
@@ -13,11 +15,31 @@ export function writeHostname(attrs: Attributes): void {
   writeFileSync("/proc/sys/kernel/hostname", String(attrs.hostname));
 }
 
-export function writeFileBlock(ctx: HostContext, attrs: Attributes): void {
+/** Checks a candidate file before it replaces the real one; throws with the tool's complaint. */
+const VALIDATORS: Record<string, (ctx: HostContext, candidate: string) => Promise<void>> = {
+  async dnsmasq(ctx, candidate) {
+    const r = await ctx.runner.run("dnsmasq", ["--test", `--conf-file=${candidate}`]);
+    if (r.code !== 0) throw new Error(`dnsmasq --test rejected the new config (the old one stays): ${(r.stderr || r.stdout).trim()}`);
+  },
+};
+
+export async function writeFileBlock(ctx: HostContext, attrs: Attributes): Promise<void> {
   const path = rooted(ctx, String(attrs.path));
   const old = existsSync(path) ? readFileSync(path, "utf8") : "";
   const mode = existsSync(path) ? statSync(path).mode & 0o7777 : 0o644;
-  writeFileAtomic(path, upsertBlock(old, String(attrs.block), String(attrs.content)), mode);
+  const next = upsertBlock(old, String(attrs.block), String(attrs.content));
+  const validate = attrs.validate === undefined ? undefined : VALIDATORS[String(attrs.validate)];
+  if (attrs.validate !== undefined && !validate) throw new Error(`unknown validator ${String(attrs.validate)}`);
+  if (validate) {
+    const dir = mkdtempSync(join(tmpdir(), "routerd-validate-"));
+    try {
+      writeFileSync(join(dir, "candidate"), next);
+      await validate(ctx, join(dir, "candidate"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  writeFileAtomic(path, next, mode);
 }
 
 export function deleteFileBlock(ctx: HostContext, attrs: Attributes): void {

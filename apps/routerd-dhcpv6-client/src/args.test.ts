@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { parseCliArgs, parsePrefix } from "./args.js";
+
+describe("command line", () => {
+  it("accepts the documented options", () => {
+    const r = parseCliArgs([
+      "--interface", "wan0", "--state-dir", "/tmp/x", "--prefix-length", "56", "--ia-na", "--no-release", "--duid-type", "llt",
+    ]);
+    expect(r).toEqual({
+      ok: true,
+      options: {
+        interface: "wan0",
+        stateDir: "/tmp/x",
+        prefixLength: 56,
+        requestAddress: true,
+        prefixDelegation: true,
+        informationOnly: false,
+        releaseOnStop: false,
+        duidType: "llt",
+        iaid: 1,
+        rapidCommit: true,
+        solicitMaxDelayMs: 0,
+        releaseTimeoutMs: 5000,
+        logLevel: "info",
+      },
+    });
+  });
+
+  it("normalises the hint to its network prefix", () => {
+    const r = parseCliArgs(["--interface", "wan0", "--state-dir", "/s", "--hint", "2001:DB8:42:1::/56"]);
+    expect(r.ok && r.options.hint).toEqual({ prefix: "2001:db8:42::", length: 56 });
+  });
+
+  it("reports every problem at once", () => {
+    const r = parseCliArgs(["--prefix-length", "200", "--duid-type", "uuid", "--hint", "nope", "--log-level", "loud"]);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([
+      "--interface is required",
+      "--state-dir is required",
+      '--prefix-length must be an integer from 1 to 128, got "200"',
+      '--hint must be PREFIX/LEN, got "nope"',
+      '--duid-type must be ll, llt or en, got "uuid"',
+      "--log-level must be one of trace, debug, info, warn, error, fatal, silent",
+    ]);
+  });
+
+  it("rejects conflicting modes and unknown flags", () => {
+    const conflict = parseCliArgs(["--interface", "w", "--state-dir", "/s", "--info-only", "--ia-na"]);
+    expect(conflict.ok).toBe(false);
+    const unknown = parseCliArgs(["--interface", "w", "--state-dir", "/s", "--bogus"]);
+    expect(unknown.ok === false && unknown.errors[0]).toMatch(/Unknown option '--bogus'/);
+    const hintLen = parseCliArgs(["--interface", "w", "--state-dir", "/s", "--hint", "2001:db8::/48", "--prefix-length", "56"]);
+    expect(hintLen.ok === false && hintLen.errors).toEqual(["--hint length /48 conflicts with --prefix-length 56"]);
+  });
+
+  it("parses prefixes", () => {
+    expect(parsePrefix("2001:db8::/129")).toBeUndefined();
+    expect(parsePrefix("2001:db8::")).toBeUndefined();
+    expect(parsePrefix("::/0")).toEqual({ prefix: "::", length: 0 });
+  });
+});

@@ -1,0 +1,15 @@
+// The firewall holes routerd's own services need, derived from the config (data, one entry per kind).
+import type { ConfigView, DHCPv4ClientSpec, DHCPv4ServerSpec } from "@routerd/api";
+import type { ServiceHole } from "@routerd/render";
+
+type HoleSource = (view: ConfigView) => ServiceHole[];
+
+const HOLE_SOURCES: HoleSource[] = [
+  // Server replies to a client are broadcasts conntrack cannot relate to the request.
+  (v) => v.all<DHCPv4ClientSpec>("DHCPv4Client").map((r) => ({ owner: `DHCPv4Client/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 68 })),
+  (v) => v.all<DHCPv4ServerSpec>("DHCPv4Server").map((r) => ({ owner: `DHCPv4Server/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 67 })),
+];
+
+export function serviceHoles(view: ConfigView): ServiceHole[] {
+  return HOLE_SOURCES.flatMap((s) => s(view));
+}

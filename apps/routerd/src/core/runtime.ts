@@ -1,0 +1,41 @@
+// Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
+// answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
+import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact, type RuntimeView } from "@routerd/api";
+import { connectDaemon, daemonSocketPath, type DaemonConnection } from "@routerd/rpc";
+
+async function resourceState(runDir: string, daemon: string, instance: string): Promise<{ phase: string; details?: unknown } | { unknown: string }> {
+  let conn: DaemonConnection | undefined;
+  try {
+    conn = await connectDaemon(daemonSocketPath(runDir, daemon, instance), { connectTimeoutMs: 500, callTimeoutMs: 1500 });
+    const status = await conn.getStatus();
+    const r = status.resources.find((x) => x.name === instance) ?? status.resources[0];
+    if (!r) return { phase: "None" };
+    return { phase: r.phase, ...(r.detailsJson ? { details: JSON.parse(r.detailsJson) as unknown } : {}) };
+  } catch (err) {
+    return { unknown: (err as Error).message.split("\n")[0] ?? "daemon not answering" };
+  } finally {
+    conn?.close();
+  }
+}
+
+/** Phases in which a daemon holds a usable lease or prefix. */
+const HOLDING = new Set(["Bound", "Renewing", "Rebinding"]);
+
+function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, isValue: (x: unknown) => x is T): RuntimeFact<T> {
+  if ("unknown" in s) return { state: "unknown", reason: s.unknown };
+  if (HOLDING.has(s.phase) && isValue(s.details)) return { state: "present", value: s.details };
+  return { state: "absent", reason: `phase ${s.phase}` };
+}
+
+const isLease = (x: unknown): x is Dhcpv4Lease => typeof x === "object" && x !== null && typeof (x as Dhcpv4Lease).address === "string" && typeof (x as Dhcpv4Lease).prefixLength === "number";
+const isPrefix = (x: unknown): x is DelegatedPrefix => typeof x === "object" && x !== null && typeof (x as DelegatedPrefix).prefix === "string" && typeof (x as DelegatedPrefix).prefixLength === "number";
+
+export async function readRuntime(view: ConfigView, runDir: string): Promise<RuntimeView> {
+  const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
+  const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
+  await Promise.all([
+    ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
+    ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
+  ]);
+  return runtimeFrom({ dhcpv4, prefixes });
+}
