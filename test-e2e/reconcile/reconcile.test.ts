@@ -59,6 +59,7 @@ describe("reconcile on a real kernel", () => {
     expect(changes(planned, "delete")).toEqual(
       [
         "linux.ipv4.address lan0/192.168.50.1/24",
+        "linux.ipv4.fwmarkRule priority=1100,mark=0x100,table=254",
         "linux.ipv4.fwmarkRule priority=1101,mark=0x101,table=101",
         "linux.ipv4.fwmarkRule priority=1102,mark=0x102,table=102",
         "linux.ipv4.route table=100,dst=10.20.0.0/16,metric=0",

@@ -11,7 +11,7 @@ export const egressCandidateSpec = t.object({
   gateway: t.optional(formats.ipv4()),
   table: t.int({ min: 1, max: 252 }).describe("route table holding this uplink's default route"),
   mark: formats.fwmark().describe("fwmark in routerd's range 0x100-0x1ff"),
-  priority: t.int({ min: 1, max: 32765 }).describe("ip rule priority"),
+  priority: t.int({ min: 2, max: 32765 }).describe("ip rule priority (the policy puts a main-table rule just before the lowest)"),
   weight: t.withDefault(t.int({ min: 0, max: 1000 }).describe("highest-weight healthy candidate carries new traffic"), 100),
   healthCheck: t.optional(t.ref("HealthCheck")),
 });
@@ -66,7 +66,20 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
     }
   },
   intents(res, ctx) {
-    const out: ArtifactIntent[] = [nftTableIntent("policy", res.owner)];
+    // Before the per-uplink rules: marked traffic still reaches connected and more specific routes of the main
+    // table (another LAN, say); only its default route is skipped.
+    const first = Math.min(...res.spec.candidates.map((c) => c.priority)) - 1;
+    const out: ArtifactIntent[] = [
+      nftTableIntent("policy", res.owner),
+      {
+        kind: "linux.ipv4.fwmarkRule",
+        name: artifactNames.fwmarkRule(first, FWMARK_MIN, 254),
+        owner: res.owner,
+        action: "ensure",
+        applyWith: "ip-batch",
+        attributes: { priority: first, mark: FWMARK_MIN, mask: FWMARK_MIN, table: 254, suppressPrefixLength: 0 },
+      },
+    ];
     for (const c of res.spec.candidates) {
       const mark = fwmarkValue(c.mark);
       const device = ctx.ifname(c.interface);

@@ -12,6 +12,7 @@ describe("ip -batch lines", () => {
     ["linux.ipv4.route", "remove", { table: 254, destination: "10.0.0.0/8", metric: 5, type: "unicast", gateway: "192.0.2.1" }, ["route del 10.0.0.0/8 table 254 metric 5"]],
     ["linux.ipv4.fwmarkRule", "ensure", { priority: 1101, mark: 0x101, table: 101 }, ["rule add priority 1101 fwmark 0x101 table 101"]],
     ["linux.ipv4.fwmarkRule", "remove", { priority: 1101, mark: 0x101, table: 101 }, ["rule del priority 1101 fwmark 0x101 table 101"]],
+    ["linux.ipv4.fwmarkRule", "ensure", { priority: 1100, mark: 0x100, mask: 0x100, table: 254, suppressPrefixLength: 0 }, ["rule add priority 1100 fwmark 0x100/0x100 table 254 suppress_prefixlength 0"]],
   ] as const)("%s %s %j", (kind, op, attrs, lines) => {
     expect(IP_LINES[kind]![op](attrs)).toEqual(lines);
   });

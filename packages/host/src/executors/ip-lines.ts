@@ -15,8 +15,14 @@ function routeSpec(attrs: Attributes): string {
   return parts.join(" ");
 }
 
+const hex = (n: unknown) => `0x${Number(n).toString(16)}`;
 const ruleSpec = (attrs: Attributes) =>
-  `priority ${a(attrs, "priority")} fwmark 0x${Number(a(attrs, "mark")).toString(16)} table ${a(attrs, "table")}`;
+  [
+    `priority ${a(attrs, "priority")}`,
+    `fwmark ${hex(a(attrs, "mark"))}${a(attrs, "mask") !== undefined ? `/${hex(a(attrs, "mask"))}` : ""}`,
+    `table ${a(attrs, "table")}`,
+    ...(a(attrs, "suppressPrefixLength") !== undefined ? [`suppress_prefixlength ${a(attrs, "suppressPrefixLength")}`] : []),
+  ].join(" ");
 
 export interface IpLineBuilder {
   ensure(attrs: Attributes): string[];

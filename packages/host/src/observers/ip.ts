@@ -29,6 +29,7 @@ interface IpRule {
   fwmark?: string;
   fwmask?: string;
   table?: string;
+  suppress_prefixlen?: number;
 }
 
 const TABLE_NAMES: Record<string, number> = { main: MAIN_TABLE, local: 255, default: 253, unspec: 0 };
@@ -115,7 +116,13 @@ export async function observeFwmarkRules(ctx: HostContext): Promise<ObservedArti
       return {
         kind: "linux.ipv4.fwmarkRule" as const,
         name: artifactNames.fwmarkRule(r.priority, mark, table),
-        attributes: { priority: r.priority, mark, table, ...(r.fwmask ? { mask: Number(r.fwmask) } : {}) },
+        attributes: {
+          priority: r.priority,
+          mark,
+          table,
+          ...(r.fwmask ? { mask: Number(r.fwmask) } : {}),
+          ...(r.suppress_prefixlen !== undefined ? { suppressPrefixLength: r.suppress_prefixlen } : {}),
+        },
       };
     });
 }
