@@ -21,3 +21,22 @@ export function makeConfigView(config: RouterConfig, runtime: RuntimeView = UNKN
   };
   return view;
 }
+
+const indexes = new WeakMap<RouterConfig, Map<string, Map<string, Resource>>>();
+
+/**
+ * The first resource of `kind` for each key, computed once per config: lets "is this already used by an
+ * earlier resource?" checks run in linear time on configs with thousands of resources.
+ */
+export function firstByKey<S>(view: ConfigView, kind: string, keyOf: (r: Resource<S>) => string): Map<string, Resource<S>> {
+  let perConfig = indexes.get(view.config);
+  if (!perConfig) indexes.set(view.config, (perConfig = new Map()));
+  const id = `${kind}:${keyOf.toString()}`;
+  let index = perConfig.get(id) as Map<string, Resource<S>> | undefined;
+  if (!index) {
+    index = new Map();
+    for (const r of view.all<S>(kind)) if (!index.has(keyOf(r))) index.set(keyOf(r), r);
+    perConfig.set(id, index as Map<string, Resource>);
+  }
+  return index;
+}

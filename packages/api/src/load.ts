@@ -127,19 +127,20 @@ export function loadConfig(text: string, file: string): LoadResult {
   });
 
   // References between resources.
-  const names = new Map<string, string[]>();
-  for (const r of resources) names.set(r.kind, [...(names.get(r.kind) ?? []), r.metadata.name]);
+  const names = new Map<string, Set<string>>();
+  const addName = (kind: string, name: string) => (names.get(kind) ?? names.set(kind, new Set()).get(kind)!).add(name);
+  for (const r of resources) addName(r.kind, r.metadata.name);
   for (const p of partial) {
     const kind = p.id.split("/")[0]!;
-    names.set(kind, [...(names.get(kind) ?? []), p.id.split("/")[1]!]);
+    addName(kind, p.id.split("/")[1]!);
   }
   const broken = new Set<number>();
   const checkRefs = (id: string, index: number, refs: Resource["refs"], when?: WhenPredicate) => {
     const base: Path = ["spec", "resources", index];
     for (const ref of refs) {
-      if (ref.kinds.some((k) => names.get(k)?.includes(ref.name))) continue;
+      if (ref.kinds.some((k) => names.get(k)?.has(ref.name))) continue;
       broken.add(index);
-      const existing = ref.kinds.flatMap((k) => names.get(k) ?? []);
+      const existing = ref.kinds.flatMap((k) => [...(names.get(k) ?? [])]);
       const near = nearest(ref.name, existing);
       report("error", [...base, ...ref.path], `no ${ref.kinds.join(" or ")} named ${JSON.stringify(ref.name)}`, {
         resource: id,
@@ -149,7 +150,7 @@ export function loadConfig(text: string, file: string): LoadResult {
     }
     for (const target of when ? whenReferences(when) : []) {
       const [kind, name] = target.split("/") as [string, string];
-      if (names.get(kind)?.includes(name)) continue;
+      if (names.get(kind)?.has(name)) continue;
       broken.add(index);
       report("error", [...base, "spec", "when"], `when refers to ${target}, which is not defined`, { resource: id, fieldBase: base.length });
     }

@@ -135,6 +135,23 @@ function defaultMerge(_kind: ArtifactKind, a: Attributes, b: Attributes): Attrib
   return stableJson(a) === stableJson(b) ? a : undefined;
 }
 
+/**
+ * Equality of two attribute bags as JSON, ignoring key order at the top level. Much cheaper than
+ * comparing stableJson strings for the flat bags most artifacts have.
+ */
+export function sameAttributes(a: Attributes, b: Attributes): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    const x = a[k];
+    const y = b[k];
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    if (stableJson(x) !== stableJson(y)) return false;
+  }
+  return true;
+}
+
 /** JSON with sorted keys, for comparing attribute bags. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -6,6 +6,7 @@ export {
   mergeIntents,
   ownerKey,
   parseOwnerKey,
+  sameAttributes,
   stableJson,
   type ArtifactIntent,
   type ArtifactKind,

@@ -44,6 +44,8 @@ export class LedgerFormatError extends Error {
 export class Ledger {
   private readonly entries = new Map<string, LedgerEntry>();
   generation: number;
+  /** Counts record() and forget() calls that changed something, so callers can skip no-op writes. */
+  mutations = 0;
 
   constructor(doc?: LedgerDocument) {
     this.generation = doc?.generation ?? 0;
@@ -91,11 +93,14 @@ export class Ledger {
       recordedAt: (input.now ?? new Date()).toISOString(),
     };
     this.entries.set(artifactId(entry), entry);
+    this.mutations++;
     return entry;
   }
 
   forget(kind: string, name: string): boolean {
-    return this.entries.delete(`${kind}/${name}`);
+    const gone = this.entries.delete(`${kind}/${name}`);
+    if (gone) this.mutations++;
+    return gone;
   }
 
   toDocument(): LedgerDocument {

@@ -2,7 +2,9 @@ import { systemRunner, type HostContext } from "@routerd/host";
 import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError } from "@routerd/resource";
 import type { RouterConfig } from "@routerd/api";
 import type { Io, OptionSpec } from "@routerd/cli";
-import { loadOrReport } from "./validate.js";
+import { readFileSync } from "node:fs";
+import { readCachedConfig, writeCachedConfig } from "../core/config-cache.js";
+import { formatIssue, loadOrReport } from "./validate.js";
 
 export const CONFIG_OPTION: Record<string, OptionSpec> = {
   config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)" },
@@ -12,8 +14,29 @@ export function hostContext(v: Record<string, string | boolean | undefined>): Ho
   return { root: String(v.root ?? "/"), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]), runner: systemRunner };
 }
 
-export function loadConfigOrExit(v: Record<string, string | boolean | undefined>, io: Io): RouterConfig | undefined {
-  return loadOrReport(v.config as string | undefined, io, false).config;
+/**
+ * Loads and validates the config, printing every issue. With `cache: "read"` or `"write"` an unchanged file
+ * reuses the last validation from the state dir (only reconcile writes it: plan touches nothing).
+ */
+export function loadConfigOrExit(v: Record<string, string | boolean | undefined>, io: Io, cache: "off" | "read" | "write" = "off"): RouterConfig | undefined {
+  const path = v.config as string | undefined;
+  const stateDir = String(v["state-dir"]);
+  let text: string | undefined;
+  if (cache !== "off" && path) {
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      text = undefined;
+    }
+    const hit = text === undefined ? undefined : readCachedConfig(stateDir, path, text);
+    if (hit?.config) {
+      for (const i of hit.issues) io.err(formatIssue(i));
+      return hit.config;
+    }
+  }
+  const result = loadOrReport(path, io, false);
+  if (cache === "write" && result.config && path && text !== undefined) writeCachedConfig(stateDir, path, text, result.config, result.issues);
+  return result.config;
 }
 
 /** Errors an operator can act on are printed plainly (and as JSON with --json); others propagate. */

@@ -20,7 +20,7 @@ export const planCommand: Command = {
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
-    const config = loadConfigOrExit(v, io);
+    const config = loadConfigOrExit(v, io, "read");
     if (!config) return 1;
     try {
       const run = await planOnly(config, { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) }, String(v["state-dir"]));

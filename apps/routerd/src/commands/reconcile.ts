@@ -25,7 +25,7 @@ export const reconcileCommand: Command = {
       io.err("reconcile needs --once (use `routerd serve` for the continuous loop)");
       return 1;
     }
-    const config = loadConfigOrExit(v, io);
+    const config = loadConfigOrExit(v, io, v["dry-run"] ? "read" : "write");
     if (!config) return 1;
     const opts = { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) };
     try {

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { durationMs } from "@routerd/api";
-import { pino } from "pino";
+
 import type { Command } from "@routerd/cli";
-import { Server, defaultNodeName, serveHost } from "../serve/serve.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 
 export const serveCommand: Command = {
@@ -35,6 +34,8 @@ export const serveCommand: Command = {
       io.err(`--interval ${v.interval} is not a duration like 30s`);
       return 1;
     }
+    // The loop and its gRPC/daemon machinery load only for serve, not for every CLI command.
+    const [{ Server, defaultNodeName, serveHost }, { pino }] = await Promise.all([import("../serve/serve.js"), import("pino")]);
     const logger = pino({ name: "routerd", level: String(v["log-level"]) }, pino.destination(2));
     const server = new Server({
       configPath,

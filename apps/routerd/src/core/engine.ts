@@ -10,6 +10,7 @@ import {
   backupLedger,
   observe,
   parseOwnerKey,
+  sameAttributes,
   readStatuses,
   writeStatuses,
   type ArtifactKind,
@@ -103,6 +104,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     const run = await planWith(config, opts, session);
     const { plan: p, desired } = run;
     const ledger = session.ledger;
+    const mutationsBefore = ledger.mutations;
     const desiredIds = new Set(desired.desired.map((d) => artifactId(d)));
     const byId = new Map(desired.desired.map((d) => [artifactId(d), d]));
 
@@ -129,8 +131,8 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
       ...(opts.daemons ? { daemons: opts.daemons } : {}),
     });
 
-    // Verify by re-observing; record only what the host confirms.
-    const verified = await observeFor(desired, ledger.list(), opts.host);
+    // Verify by re-observing (only when something was applied); record only what the host confirms.
+    const verified = results.length ? await observeFor(desired, ledger.list(), opts.host) : run.inventory;
     for (const d of desired.desired) {
       if (d.action !== "ensure") continue;
       const entry = ledger.get(d.kind, d.name);
@@ -138,26 +140,29 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
       if (seen.state === "present") {
         if (entry) {
           const attributes = { ...recordableAttributes(d), ...(d.kind === "nft.table" ? { hostDigest: seen.artifact.attributes.hostDigest } : {}) };
-          ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes });
+          const same = entry.state === "present" && sameAttributes(entry.attributes, attributes) && entry.owners.join("\n") === d.owners.join("\n");
+          if (!same) ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes });
         }
       } else if (seen.state === "absent" && entry?.state === "pending") {
         ledger.forget(d.kind, d.name);
       }
     }
     const removed = new Set(results.filter((r) => r.op === "remove" && r.ok && !r.deferred).map((r) => `${r.kind}/${r.name}`));
+    const removalIds = new Set(gcRemovals.map((g) => `${g.kind}/${g.name}`));
     for (const a of p.gc.actions) {
       if (a.type !== "forgetLedger") continue;
       const id = `${a.kind}/${a.name}`;
-      const wasRemoval = gcRemovals.some((g) => `${g.kind}/${g.name}` === id);
-      if (!wasRemoval || (removed.has(id) && observe(verified, a.kind, a.name).state !== "present")) ledger.forget(a.kind, a.name);
+      if (!removalIds.has(id) || (removed.has(id) && observe(verified, a.kind, a.name).state !== "present")) ledger.forget(a.kind, a.name);
     }
     for (const a of p.gc.actions) {
       if (a.type !== "teardownResource") continue;
       for (const x of a.artifacts) if (removed.has(`${x.kind}/${x.name}`)) ledger.forget(x.kind, x.name);
     }
-    session.save({ destructive: false });
-
-    writeStatuses(session.stateDir, nextStatuses(run, results, readStatuses(session.stateDir)));
+    // A no-op run writes nothing: the ledger and status files change only when something did.
+    if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
+    const previous = readStatuses(session.stateDir);
+    const next = nextStatuses(run, results, previous);
+    if (statusesChanged(previous, next)) writeStatuses(session.stateDir, next);
     const ok = results.every((r) => r.ok);
     return { ...run, results, verified, ok, changed: hasChanges(p) };
   } finally {
@@ -173,13 +178,15 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
   const gone = new Set(run.plan.gc.actions.filter((a) => a.type === "deleteStatus").map((a) => a.owner));
   for (const [owner, s] of previous) if (!gone.has(owner)) out.set(owner, s);
   const { view, intents } = run.desired;
+  const active = new Set(view.active);
+  const inactive = new Set(view.inactive);
   for (const r of view.config.resources) {
     const def = kindDefinition(r.kind)!;
     const mine = intents.get(r) ?? [];
     const errors = mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean);
-    const state = view.active.includes(r) ? "active" : view.inactive.includes(r) ? "inactive" : "undecided";
+    const state = active.has(r) ? "active" : inactive.has(r) ? "inactive" : "undecided";
     const prev = previous.get(r.owner);
-    out.set(r.owner, {
+    const next: ObjectStatus = {
       owner: r.owner,
       lifecycleClass: def.class,
       contract: def.contract.type,
@@ -187,7 +194,21 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
       ...(state === "inactive" ? { reason: "WhenFalse" } : state === "undecided" ? { reason: "WhenUndecidable" } : errors.length ? { reason: "ApplyFailed", message: errors.join("; ") } : {}),
       artifacts: state === "undecided" ? (prev?.artifacts ?? []) : mine.filter((i) => i.action === "ensure").map((i) => ({ kind: i.kind, name: i.name })),
       updatedAt: now,
-    });
+    };
+    // Keep the old timestamp when nothing else changed, so status.json only moves on real changes.
+    out.set(r.owner, prev && sameStatus(prev, next) ? prev : next);
   }
   return out;
+}
+
+function sameStatus(a: ObjectStatus, b: ObjectStatus): boolean {
+  if (a.phase !== b.phase || a.reason !== b.reason || a.message !== b.message || a.contract !== b.contract) return false;
+  if (a.lifecycleClass !== b.lifecycleClass || a.external !== b.external || a.artifacts.length !== b.artifacts.length) return false;
+  return a.artifacts.every((x, i) => x.kind === b.artifacts[i]!.kind && x.name === b.artifacts[i]!.name);
+}
+
+function statusesChanged(a: Map<OwnerKey, ObjectStatus>, b: Map<OwnerKey, ObjectStatus>): boolean {
+  if (a.size !== b.size) return true;
+  for (const [k, v] of b) if (a.get(k) !== v) return true;
+  return false;
 }

@@ -172,11 +172,13 @@ export function plan(input: PlanInput): Plan {
         ? a.artifacts.map((x) => ({ owner: a.owner, kind: x.kind, name: x.name, reason: a.reason }))
         : [],
   );
+  const byOwner = new Map(result.resources.map((r) => [r.owner, r]));
   for (const del of deletions) {
-    let r = result.resources.find((x) => x.owner === del.owner);
+    let r = byOwner.get(del.owner);
     if (!r) {
       r = { id: resourceId(del.owner), owner: del.owner, state: "removed", artifacts: [] };
       result.resources.push(r);
+      byOwner.set(del.owner, r);
     }
     r.artifacts.push({ kind: del.kind, name: del.name, owner: del.owner, action: "delete", change: "delete", reason: del.reason });
     result.summary.delete += 1;

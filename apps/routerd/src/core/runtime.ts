@@ -1,11 +1,13 @@
 // Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
 // answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
 import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact, type RuntimeView } from "@routerd/api";
-import { connectDaemon, daemonSocketPath, type DaemonConnection } from "@routerd/rpc";
+import type { DaemonConnection } from "@routerd/rpc";
 
 async function resourceState(runDir: string, daemon: string, instance: string): Promise<{ phase: string; details?: unknown } | { unknown: string }> {
   let conn: DaemonConnection | undefined;
   try {
+    // Loaded on demand: gRPC costs ~50 ms of start-up that configs without daemons should not pay.
+    const { connectDaemon, daemonSocketPath } = await import("@routerd/rpc");
     conn = await connectDaemon(daemonSocketPath(runDir, daemon, instance), { connectTimeoutMs: 500, callTimeoutMs: 1500 });
     const status = await conn.getStatus();
     const r = status.resources.find((x) => x.name === instance) ?? status.resources[0];

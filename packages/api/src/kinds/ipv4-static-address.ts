@@ -1,5 +1,6 @@
 import { artifactNames } from "@routerd/resource";
 import { formats, parseIpv4Prefix } from "../formats.js";
+import { firstByKey } from "../config-view.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 
@@ -20,13 +21,8 @@ export const ipv4StaticAddressKind = defineKind<IPv4StaticAddressSpec>({
   spec: ipv4StaticAddressSpec,
   check(res, ctx) {
     const mine = parseIpv4Prefix(res.spec.address)!;
-    for (const other of ctx.all<IPv4StaticAddressSpec>("IPv4StaticAddress")) {
-      if (other === res) continue;
-      const theirs = parseIpv4Prefix(other.spec.address)!;
-      if (theirs.address === mine.address && other.index < res.index) {
-        ctx.error(["address"], `address ${mine.address} is already assigned by IPv4StaticAddress/${other.metadata.name}`);
-      }
-    }
+    const first = firstByKey<IPv4StaticAddressSpec>(ctx, "IPv4StaticAddress", (r) => parseIpv4Prefix(r.spec.address)!.address).get(mine.address);
+    if (first && first !== res) ctx.error(["address"], `address ${mine.address} is already assigned by IPv4StaticAddress/${first.metadata.name}`);
   },
   intents(res, ctx) {
     const ifname = ctx.ifname(res.spec.interface);

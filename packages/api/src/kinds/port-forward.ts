@@ -1,4 +1,5 @@
 import { formats } from "../formats.js";
+import { firstByKey } from "../config-view.js";
 import { API_GROUPS, defineKind, type ConfigView } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import { nftTableIntent } from "../tables.js";
@@ -21,6 +22,11 @@ export const portForwardSpec = t.object({
 
 export type PortForwardSpec = Infer<typeof portForwardSpec>;
 
+const listenKey = (r: { spec: PortForwardSpec }) => {
+  const l = r.spec.listen;
+  return `${l.interface}|${l.protocol}|${String(l.port)}|${l.address ?? ""}`;
+};
+
 export function hasFirewall(ctx: ConfigView): boolean {
   return ctx.all("FirewallPolicy").length > 0 || ctx.all("FirewallZone").length > 0;
 }
@@ -38,12 +44,9 @@ export const portForwardKind = defineKind<PortForwardSpec>({
     if (typeof l.port === "string" && res.spec.target.port !== undefined) {
       ctx.error(["target", "port"], "a port range forwards to the same ports; target.port cannot be set");
     }
-    for (const other of ctx.all<PortForwardSpec>("PortForward")) {
-      if (other.index >= res.index) continue;
-      const o = other.spec.listen;
-      if (o.interface === l.interface && o.protocol === l.protocol && String(o.port) === String(l.port) && o.address === l.address) {
-        ctx.error(["listen", "port"], `${l.protocol} port ${l.port} on ${l.interface} is already forwarded by PortForward/${other.metadata.name}`);
-      }
+    const first = firstByKey<PortForwardSpec>(ctx, "PortForward", listenKey).get(listenKey(res));
+    if (first && first !== res) {
+      ctx.error(["listen", "port"], `${l.protocol} port ${l.port} on ${l.interface} is already forwarded by PortForward/${first.metadata.name}`);
     }
   },
   intents: (res, ctx) => [nftTableIntent("nat", res.owner), ...(hasFirewall(ctx) ? [nftTableIntent("filter", res.owner)] : [])],

@@ -1,0 +1,113 @@
+// Command line of the standalone routerd-dhcpv4-client program.
+import { parseArgs } from "node:util";
+import type { DhcpV4ClientOptions } from "./client.js";
+import { isIpv4 } from "./ipv4.js";
+
+export const USAGE = `usage: routerd-dhcpv4-client --interface IF --state-dir DIR [options]
+
+  --interface IF              interface to run on (required)
+  --state-dir DIR             where lease.json is kept (required)
+  --hostname H                option 12
+  --client-id ID              option 61: hex bytes "01:aa:bb:.." or text (default 01 + MAC)
+  --vendor-class V            option 60
+  --requested-address A       address to ask for in DISCOVER
+  --no-release                do not send DHCPRELEASE on SIGTERM/SIGINT (keep the lease for restart)
+  --arp-check                 probe the address with arping -D and DECLINE it when in use
+  --json                      one JSON object per lease event on stdout (default: one text line)
+  --log-level L               pino level for stderr (default info)
+  --retransmit-base-ms N      first retransmission wait (default 4000)
+  --retransmit-max-ms N       retransmission cap (default 64000)
+  --retransmit-jitter-ms N    random +- jitter (default 1000)
+  --renew-retransmit-min-ms N minimum RENEWING/REBINDING retransmission wait (default 60000)
+  --request-attempts N        REQUESTs before discovery starts over (default 4)
+  --reboot-attempts N         INIT-REBOOT REQUESTs before using or dropping the stored lease (default 2)
+  --decline-wait-ms N         wait after DHCPDECLINE (default 10000)
+
+signals: SIGTERM/SIGINT stop (with RELEASE unless --no-release), SIGUSR1 renews, SIGUSR2 releases.
+`;
+
+export interface CliConfig {
+  client: Omit<DhcpV4ClientOptions, "logger">;
+  json: boolean;
+  logLevel: string;
+}
+
+export type CliParse = { ok: true; config: CliConfig } | { ok: false; error: string; help?: boolean };
+
+const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+const NUMERIC = {
+  "retransmit-base-ms": "baseMs",
+  "retransmit-max-ms": "maxMs",
+  "retransmit-jitter-ms": "jitterMs",
+} as const;
+
+const COUNTS = {
+  "renew-retransmit-min-ms": "renewRetransmitMinMs",
+  "request-attempts": "requestAttempts",
+  "reboot-attempts": "rebootAttempts",
+  "decline-wait-ms": "declineWaitMs",
+} as const;
+
+function nonNegativeInt(name: string, text: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new Error(`--${name} must be a non-negative integer`);
+  return Number(text);
+}
+
+export function parseCliArgs(argv: string[]): CliParse {
+  const stringOpt = { type: "string" } as const;
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        interface: stringOpt,
+        "state-dir": stringOpt,
+        hostname: stringOpt,
+        "client-id": stringOpt,
+        "vendor-class": stringOpt,
+        "requested-address": stringOpt,
+        "no-release": { type: "boolean" },
+        "arp-check": { type: "boolean" },
+        json: { type: "boolean" },
+        "log-level": stringOpt,
+        help: { type: "boolean" },
+        ...Object.fromEntries([...Object.keys(NUMERIC), ...Object.keys(COUNTS)].map((k) => [k, stringOpt])),
+      },
+    }));
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+  if (values.help) return { ok: false, error: USAGE, help: true };
+  const iface = values.interface as string | undefined;
+  const stateDir = values["state-dir"] as string | undefined;
+  if (!iface) return { ok: false, error: "--interface is required" };
+  if (!stateDir) return { ok: false, error: "--state-dir is required" };
+  const logLevel = (values["log-level"] as string | undefined) ?? "info";
+  if (!LEVELS.includes(logLevel)) return { ok: false, error: `--log-level must be one of ${LEVELS.join(", ")}` };
+  const requested = values["requested-address"] as string | undefined;
+  if (requested !== undefined && !isIpv4(requested)) return { ok: false, error: "--requested-address must be an IPv4 address" };
+
+  const client: CliConfig["client"] = { interface: iface, stateDir, releaseOnStop: !values["no-release"], arpCheck: !!values["arp-check"] };
+  const text = (k: string): string | undefined => values[k] as string | undefined;
+  if (text("hostname") !== undefined) client.hostname = text("hostname");
+  if (text("client-id") !== undefined) client.clientId = text("client-id");
+  if (text("vendor-class") !== undefined) client.vendorClass = text("vendor-class");
+  if (requested !== undefined) client.requestedAddress = requested;
+  try {
+    for (const [flag, key] of Object.entries(NUMERIC)) {
+      const v = text(flag);
+      if (v !== undefined) client.retransmit = { ...client.retransmit, [key]: nonNegativeInt(flag, v) };
+    }
+    for (const [flag, key] of Object.entries(COUNTS)) {
+      const v = text(flag);
+      if (v !== undefined) client[key] = nonNegativeInt(flag, v);
+    }
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+  if (client.retransmit?.baseMs === 0) return { ok: false, error: "--retransmit-base-ms must be positive" };
+  return { ok: true, config: { client, json: !!values.json, logLevel } };
+}
