@@ -1,7 +1,13 @@
 // load → validate: YAML text to a typed RouterConfig, or every issue with file, line, column, resource and
 // field path. Invalid input yields no config, so nothing downstream can act on it.
 import { IntentConflictError, mergeIntents, ownerKey, stableJson, type ArtifactIntent } from "@routerd/resource";
-import { LineCounter, isMap, isSeq, parseAllDocuments, type Node } from "yaml";
+import { createRequire } from "node:module";
+import type { Node } from "yaml";
+
+// The yaml library is loaded on first use: a run that reuses a cached validation never pays for it.
+type YamlModule = typeof import("yaml");
+let yamlModule: YamlModule | undefined;
+const yaml = (): YamlModule => (yamlModule ??= createRequire(import.meta.url)("yaml") as YamlModule);
 import { makeConfigView } from "./config-view.js";
 import { API_GROUPS, type ApiVersion, type Resource, type RouterConfig } from "./kind.js";
 import { KINDS, kindDefinition } from "./kinds/index.js";
@@ -38,6 +44,7 @@ const metadataSchema = t.object({
 });
 
 export function loadConfig(text: string, file: string): LoadResult {
+  const { LineCounter, isMap, isSeq, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const issues: ConfigIssue[] = [];
