@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // Time from process start to a bound lease, against one dnsmasq in a network namespace, for
-// routerd-dhcpv4-client, busybox udhcpc and dhcpcd; plus the resident memory of our client.
-// Usage (root): node bench/dhcpv4/bound-time.mjs [--runs N] [--clients routerd,udhcpc,dhcpcd]
+// routerd-dhcpv4-client (the daemon form routerd runs, and the standalone form), busybox udhcpc and
+// dhcpcd; plus the resident memory of our client.
+// Usage (root): node bench/dhcpv4/bound-time.mjs [--runs N] [--clients daemon,standalone,udhcpc,dhcpcd]
+// (also daemon-full-jit: the daemon form without V8 lite mode)
 // prints one JSON document on stdout.
 //
 // Every client starts without saved state and does DISCOVER/OFFER/REQUEST/ACK; runs are interleaved so
-// drift hits all three alike. "Bound" is the moment the client reports it: our JSON "bound" line,
-// udhcpc's "lease of ... obtained", dhcpcd's "leased ... for". dhcpcd runs with `nodelay` (else it
-// waits 0-2 s on purpose before its DISCOVER) and in its own mount namespace, where tmpfs on /run and a
-// bind mount on /var/lib/dhcpcd keep it away from the host's files (see shared/TESTBEDS.md).
+// drift hits all alike. "Bound" is the moment the client reports it: our engine's "lease event" log line
+// (daemon form) or JSON "bound" line (standalone), udhcpc's "lease of ... obtained", dhcpcd's
+// "leased ... for". For the daemon form, "served" is when the lease is also on its socket for routerd
+// (the kit's dhcpv4.lease.bound event line; the kit loads while the exchange runs). dhcpcd runs with
+// `nodelay` (else it waits 0-2 s on purpose before its DISCOVER) and in its own mount namespace, where tmpfs
+// on /run and a bind mount on /var/lib/dhcpcd keep it away from the host's files (see shared/TESTBEDS.md).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +22,7 @@ import { parseArgs } from "node:util";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const CLIENT = join(ROOT, "apps/routerd-dhcpv4-client/bin/routerd-dhcpv4-client.js");
-const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, clients: { type: "string", default: "routerd,udhcpc,dhcpcd" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "7" }, clients: { type: "string", default: "daemon,standalone,udhcpc,dhcpcd" } } });
 const RUNS = Math.max(5, Number(values.runs));
 const RUN_TIMEOUT_MS = 15_000;
 
@@ -38,8 +42,8 @@ const median = (xs) => {
 };
 const round = (x) => Math.round(x * 10) / 10;
 
-function start(argv) {
-  const child = spawn("ip", ["netns", "exec", RTR, ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+function start(argv, env = process.env) {
+  const child = spawn("ip", ["netns", "exec", RTR, ...argv], { stdio: ["ignore", "pipe", "pipe"], env });
   children.add(child);
   child.once("exit", () => children.delete(child));
   return child;
@@ -49,15 +53,21 @@ function exited(child) {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", r));
 }
 
-/** Spawns argv and resolves with ms until a line on stdout/stderr matches `re`. */
-function timeUntil(argv, re, onBound) {
+/**
+ * Spawns argv and resolves with ms until a line on stdout/stderr matches `re` (and, when given, until each
+ * of `more` matched too, reported under its key).
+ */
+function timeUntil(argv, re, onBound, more = {}, env = process.env) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = start(argv);
+    const spawnedAt = Date.now();
+    const child = start(argv, env);
     let text = "";
     let done = false;
+    let ms;
+    const marks = {};
     const timer = setTimeout(() => finish(new Error(`no bound line within ${RUN_TIMEOUT_MS} ms from ${argv[0]}:\n${text}`)), RUN_TIMEOUT_MS);
-    function finish(err, ms) {
+    function finish(err) {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -70,13 +80,16 @@ function timeUntil(argv, re, onBound) {
         .then(async (extra) => {
           if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
           await exited(child);
-          resolve({ ms, text, ...extra });
+          resolve({ ms, text, marks, spawnedAt, ...extra });
         })
         .catch(reject);
     }
     const watch = (chunk) => {
       text += chunk;
-      if (re.test(text)) finish(null, Number(process.hrtime.bigint() - t0) / 1e6);
+      const now = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (ms === undefined && re.test(text)) ms = now;
+      for (const [k, r] of Object.entries(more)) if (marks[k] === undefined && r.test(text)) marks[k] = now;
+      if (ms !== undefined && Object.keys(more).every((k) => marks[k] !== undefined)) finish(null);
     };
     child.stdout.setEncoding("utf8").on("data", watch);
     child.stderr.setEncoding("utf8").on("data", watch);
@@ -84,12 +97,18 @@ function timeUntil(argv, re, onBound) {
   });
 }
 
-/** From our client's own log: socket open ("dhcpv4 client started") to the bound event, in ms. */
-function exchangeMs(text) {
-  const records = text.split("\n").filter((l) => l.startsWith('{"level"')).map((l) => JSON.parse(l));
+/** From our client's own log: spawn to socket open ("dhcpv4 client started", the first DISCOVER follows at once) and socket to bound, in ms. */
+function phasesMs(text, spawnedAt) {
+  const records = text.split("\n").flatMap((l) => {
+    try {
+      return l.startsWith('{"level"') ? [JSON.parse(l)] : [];
+    } catch {
+      return []; // the last line may be cut off
+    }
+  });
   const started = records.find((r) => r.msg === "dhcpv4 client started");
   const bound = records.find((r) => r.msg === "lease event" && r.event === "bound");
-  return started && bound ? bound.time - started.time : undefined;
+  return started && bound ? { toSocket: started.time - spawnedAt, exchange: bound.time - started.time } : undefined;
 }
 
 /** Spawn to exit of `node -e 0` in the same namespace: what any Node program pays before its first line. */
@@ -110,8 +129,23 @@ function rssKb(pid) {
 }
 
 const clients = {
-  routerd: (run) => {
-    const state = join(dir, `routerd-${run}`);
+  daemon: (run) =>
+    timeUntil(
+      [process.execPath, CLIENT, "--instance", `bench${run}`, "--interface", WAN_IF, "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--no-release"],
+      /"event":"bound",/,
+      (child) => rssKb(child.pid),
+      { served: /"topic":"dhcpv4\.lease\.bound"/ },
+    ),
+  "daemon-full-jit": (run) =>
+    timeUntil(
+      [process.execPath, CLIENT, "--instance", `benchj${run}`, "--interface", WAN_IF, "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--no-release"],
+      /"event":"bound",/,
+      (child) => rssKb(child.pid),
+      { served: /"topic":"dhcpv4\.lease\.bound"/ },
+      { ...process.env, ROUTERD_DHCPV4_FULL_JIT: "1" },
+    ),
+  standalone: (run) => {
+    const state = join(dir, `standalone-${run}`);
     return timeUntil(
       [process.execPath, CLIENT, "--interface", WAN_IF, "--state-dir", state, "--json", "--no-release", "--log-level", "info"],
       /"event":"bound"/,
@@ -168,8 +202,9 @@ async function main() {
 
   const names = values.clients.split(",").filter((n) => n in clients);
   const samples = Object.fromEntries(names.map((n) => [n, []]));
-  const memory = [];
-  const exchanges = [];
+  const served = Object.fromEntries(names.map((n) => [n, []]));
+  const memory = Object.fromEntries(names.map((n) => [n, []]));
+  const phases = Object.fromEntries(names.map((n) => [n, []]));
   // Run 0 warms dnsmasq (its first offer of an address waits for a ping check) and the page cache.
   for (let run = 0; run <= RUNS; run++) {
     for (const name of run % 2 ? [...names].reverse() : names) {
@@ -177,23 +212,34 @@ async function main() {
       sh("ip", "-n", RTR, "addr", "flush", "dev", WAN_IF);
       if (run === 0) continue;
       samples[name].push(r.ms);
-      if (r.rssKb) memory.push(r);
-      if (name === "routerd") exchanges.push(exchangeMs(r.text));
+      if (r.marks.served !== undefined) served[name].push(r.marks.served);
+      if (r.rssKb) memory[name].push(r);
+      const p = phasesMs(r.text, r.spawnedAt);
+      if (p) phases[name].push(p);
     }
   }
+  const stats = (xs) => ({ medianMs: round(median(xs)), minMs: round(Math.min(...xs)), maxMs: round(Math.max(...xs)), samplesMs: xs.map(round) });
   const results = Object.fromEntries(
-    names.map((n) => [n, { medianMs: round(median(samples[n])), minMs: round(Math.min(...samples[n])), maxMs: round(Math.max(...samples[n])), samplesMs: samples[n].map(round) }]),
+    names.map((n) => [
+      n,
+      {
+        ...stats(samples[n]),
+        ...(served[n].length ? { servedMedianMs: round(median(served[n])), servedSamplesMs: served[n].map(round) } : {}),
+        ...(phases[n].length ? { spawnToSocketMedianMs: median(phases[n].map((p) => p.toSocket)), socketToBoundMedianMs: median(phases[n].map((p) => p.exchange)) } : {}),
+        ...(memory[n].length ? { rssKbMedian: median(memory[n].map((m) => m.rssKb)), hwmKbMax: Math.max(...memory[n].map((m) => m.hwmKb)) } : {}),
+      },
+    ]),
   );
+  const ratio = (a, b) => (results[a] && results[b] ? Math.round((results[a].medianMs / results[b].medianMs) * 100) / 100 : undefined);
   return {
     benchmark: "dhcpv4 start-to-bound",
     runs: RUNS,
     host: { node: process.version, dnsmasq: sh("dnsmasq", "--version").split("\n")[0] },
     results,
-    ...(results.routerd && results.udhcpc ? { ratioRouterdToUdhcpc: Math.round((results.routerd.medianMs / results.udhcpc.medianMs) * 100) / 100 } : {}),
-    ...(results.routerd && results.dhcpcd ? { ratioRouterdToDhcpcd: Math.round((results.routerd.medianMs / results.dhcpcd.medianMs) * 100) / 100 } : {}),
+    ratios: Object.fromEntries(
+      [["daemonToUdhcpc", ratio("daemon", "udhcpc")], ["standaloneToUdhcpc", ratio("standalone", "udhcpc")], ["daemonToDhcpcd", ratio("daemon", "dhcpcd")]].filter(([, v]) => v !== undefined),
+    ),
     nodeStartupMs: round(median(await nodeBaseline(RUNS))),
-    ...(exchanges.length ? { routerdSocketToBoundMs: round(median(exchanges.filter((x) => x !== undefined))) } : {}),
-    ...(memory.length ? { routerdMemoryAtBound: { medianRssKb: median(memory.map((m) => m.rssKb)), maxHwmKb: Math.max(...memory.map((m) => m.hwmKb)) } } : {}),
   };
 }
 

@@ -4,8 +4,9 @@
 //   npx tsc -p apps/routerd-dhcpv6-client/tsconfig.json
 // Usage: node bench/dhcpv6/pd-time.mjs [--runs 7]
 // Runs alternate between the clients; each run starts with a fresh state dir (new client state) and the
-// server's leases wiped. Our client is also run with --no-rapid-commit, which takes the 4-message exchange
-// and waits the first retransmission time (~1 s) for Advertises as RFC 8415 §18.2.1 asks.
+// server's leases wiped. Our client runs standalone (events on stdout) and in the daemon form routerd runs
+// (--instance: Unix socket, status, event log), and standalone with --no-rapid-commit, which takes the
+// 4-message exchange and waits the first retransmission time (~1 s) for Advertises (RFC 8415 §18.2.1).
 // Prints one JSON object: per-client samples (ms), median, and our client's RSS at acquisition.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -146,6 +147,17 @@ async function runOurs(extraArgs) {
   return { ms: t1 - t0, ...mem };
 }
 
+/** The daemon form routerd runs (--instance): socket, status, event log; the acquired event is logged on stdout. */
+async function runOursDaemon() {
+  const base = mkdtempSync(join(dir, "daemon-"));
+  const t0 = performance.now();
+  const child = startIn(rtr, [process.execPath, clientBin, "--instance", "bench", "--interface", "veth-rtr", "--run-dir", join(base, "run"), "--state-dir", join(base, "state"), "--prefix-length", "56", "--log-level", "info"]);
+  const t1 = await firstLine(child, /"topic":"dhcpv6\.prefix\.acquired"/);
+  const mem = procStatus(child.pid);
+  await stopChild(child);
+  return { ms: t1 - t0, ...mem };
+}
+
 async function runDhcpcd() {
   const db = join(dir, "dhcpcd-db");
   rmSync(db, { recursive: true, force: true });
@@ -191,9 +203,10 @@ async function main() {
     if (i > 200 || kea.exitCode !== null) throw new Error("kea-dhcp6 did not start");
     await sleep(50);
   }
-  const results = { ours: [], oursNoRapidCommit: [], dhcpcd: [] };
+  const results = { ours: [], oursDaemon: [], oursNoRapidCommit: [], dhcpcd: [] };
   const plan = [
     ["ours", () => runOurs([])],
+    ["oursDaemon", () => runOursDaemon()],
     ["dhcpcd", () => runDhcpcd()],
     ["oursNoRapidCommit", () => runOurs(["--no-rapid-commit"])],
   ];
@@ -226,9 +239,15 @@ async function main() {
       rssKbAtAcquire: { median: median(results.ours.map((r) => r.rssKb)), max: Math.max(...results.ours.map((r) => r.rssKb)) },
       peakRssKb: Math.max(...results.ours.map((r) => r.hwmKb)),
     },
+    routerdDhcpv6ClientDaemon: {
+      ...summary(results.oursDaemon),
+      rssKbAtAcquire: { median: median(results.oursDaemon.map((r) => r.rssKb)), max: Math.max(...results.oursDaemon.map((r) => r.rssKb)) },
+      peakRssKb: Math.max(...results.oursDaemon.map((r) => r.hwmKb)),
+    },
     routerdDhcpv6ClientNoRapidCommit: summary(results.oursNoRapidCommit),
     dhcpcd,
     oursMedianVsDhcpcd: round(ours.medianMs / dhcpcd.medianMs),
+    oursDaemonMedianVsDhcpcd: round(summary(results.oursDaemon).medianMs / dhcpcd.medianMs),
   };
 }
 

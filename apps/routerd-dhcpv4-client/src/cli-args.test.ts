@@ -13,9 +13,9 @@ describe("command line", () => {
     expect(r.config).toEqual({
       json: true,
       logLevel: "debug",
+      stateDir: "/tmp/x",
       client: {
         interface: "wan0",
-        stateDir: "/tmp/x",
         hostname: "cpe",
         clientId: "01:02:03",
         vendorClass: "routerd",
@@ -38,6 +38,28 @@ describe("command line", () => {
     [["--interface", "a", "--state-dir", "/x", "--retransmit-base-ms", "0"], "--retransmit-base-ms must be positive"],
     [["--interface", "a", "--state-dir", "/x", "--log-level", "loud"], "--log-level must be one of trace, debug, info, warn, error, fatal, silent"],
   ])("rejects %j", (argv, error) => {
+    expect(parseCliArgs(argv)).toEqual({ ok: false, error });
+  });
+
+  it("takes the daemon form with --instance, with routerd's default directories", () => {
+    const r = parseCliArgs(["--instance", "wan", "--interface", "eth0"]);
+    if (!r.ok) throw new Error(r.error);
+    expect(r.config).toEqual({
+      stateDir: "/var/lib/routerd",
+      daemon: { instance: "wan", runDir: "/run/routerd" },
+      json: false,
+      logLevel: "info",
+      client: { interface: "eth0", releaseOnStop: true, arpCheck: false },
+    });
+    const full = parseCliArgs(["--instance", "isp-1", "--interface", "eth0", "--run-dir", "/tmp/r", "--state-dir", "/tmp/s", "--no-release"]);
+    expect(full.ok && full.config).toMatchObject({ stateDir: "/tmp/s", daemon: { instance: "isp-1", runDir: "/tmp/r" }, client: { releaseOnStop: false } });
+  });
+
+  it.each([
+    [["--instance", "../x", "--interface", "a"], "--instance must be 1-64 characters from A-Z a-z 0-9 _ . @ - starting with a letter or digit"],
+    [["--instance", "w", "--interface", "a", "--json"], "--json is for the standalone form; the daemon form reports over its socket"],
+    [["--interface", "a", "--state-dir", "/x", "--run-dir", "/r"], "--run-dir needs --instance (the daemon form)"],
+  ])("rejects %j in the daemon form", (argv, error) => {
     expect(parseCliArgs(argv)).toEqual({ ok: false, error });
   });
 

@@ -1,20 +1,31 @@
-// Command line of the standalone routerd-dhcpv4-client program.
+// Command line of routerd-dhcpv4-client: the daemon form (--instance) and the standalone form. Pure.
 import { parseArgs } from "node:util";
 import type { DhcpV4ClientOptions } from "./client.js";
 import { isIpv4 } from "./ipv4.js";
+import { isLevelName, type LevelName } from "./line-logger.js";
+import { isInstanceName } from "./names.js";
 
-export const USAGE = `usage: routerd-dhcpv4-client --interface IF --state-dir DIR [options]
+/** Defaults of the daemon form, as in @routerd/rpc (not imported: it would load gRPC before the first DISCOVER). */
+export const DEFAULT_RUN_DIR = "/run/routerd";
+export const DEFAULT_STATE_DIR = "/var/lib/routerd";
 
+export const USAGE = `usage: routerd-dhcpv4-client --instance NAME --interface IF [--run-dir DIR] [--state-dir DIR] [options]
+       routerd-dhcpv4-client --interface IF --state-dir DIR [--json] [options]   (standalone: events on stdout)
+
+  --instance NAME             daemon form, as routerd runs it: socket <run-dir>/dhcpv4-client/NAME.sock,
+                              lease and state in <state-dir>/dhcpv4-client/NAME/
+  --run-dir DIR               daemon form: socket directory (default ${DEFAULT_RUN_DIR})
+  --state-dir DIR             daemon form: base state directory (default ${DEFAULT_STATE_DIR});
+                              standalone: where lease.json is kept (required)
   --interface IF              interface to run on (required)
-  --state-dir DIR             where lease.json is kept (required)
   --hostname H                option 12
   --client-id ID              option 61: hex bytes "01:aa:bb:.." or text (default 01 + MAC)
   --vendor-class V            option 60
   --requested-address A       address to ask for in DISCOVER
   --no-release                do not send DHCPRELEASE on SIGTERM/SIGINT (keep the lease for restart)
   --arp-check                 probe the address with arping -D and DECLINE it when in use
-  --json                      one JSON object per lease event on stdout (default: one text line)
-  --log-level L               pino level for stderr (default info)
+  --json                      standalone: one JSON object per lease event on stdout (default: one text line)
+  --log-level L               pino level (default info); logs go to stdout in the daemon form, stderr standalone
   --retransmit-base-ms N      first retransmission wait (default 4000)
   --retransmit-max-ms N       retransmission cap (default 64000)
   --retransmit-jitter-ms N    random +- jitter (default 1000)
@@ -23,18 +34,22 @@ export const USAGE = `usage: routerd-dhcpv4-client --interface IF --state-dir DI
   --reboot-attempts N         INIT-REBOOT REQUESTs before using or dropping the stored lease (default 2)
   --decline-wait-ms N         wait after DHCPDECLINE (default 10000)
 
-signals: SIGTERM/SIGINT stop (with RELEASE unless --no-release), SIGUSR1 renews, SIGUSR2 releases.
+signals: SIGTERM/SIGINT stop (with RELEASE unless --no-release), SIGUSR1 renews; standalone also SIGUSR2
+releases. The daemon form takes the commands "renew" and "release" over its socket (routerctl).
+exit codes: 0 clean stop, 1 failure, 2 bad command line, 75 another instance is running.
 `;
 
 export interface CliConfig {
-  client: Omit<DhcpV4ClientOptions, "logger">;
+  client: Omit<DhcpV4ClientOptions, "logger" | "stateDir">;
+  /** Standalone: the engine's own directory. Daemon form: the base (the engine uses <dir>/dhcpv4-client/<instance>). */
+  stateDir: string;
+  /** Set in the daemon form. */
+  daemon?: { instance: string; runDir: string };
   json: boolean;
-  logLevel: string;
+  logLevel: LevelName;
 }
 
 export type CliParse = { ok: true; config: CliConfig } | { ok: false; error: string; help?: boolean };
-
-const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
 const NUMERIC = {
   "retransmit-base-ms": "baseMs",
@@ -63,6 +78,8 @@ export function parseCliArgs(argv: string[]): CliParse {
       strict: true,
       allowPositionals: false,
       options: {
+        instance: stringOpt,
+        "run-dir": stringOpt,
         interface: stringOpt,
         "state-dir": stringOpt,
         hostname: stringOpt,
@@ -82,15 +99,22 @@ export function parseCliArgs(argv: string[]): CliParse {
   }
   if (values.help) return { ok: false, error: USAGE, help: true };
   const iface = values.interface as string | undefined;
-  const stateDir = values["state-dir"] as string | undefined;
+  const instance = values.instance as string | undefined;
+  const runDir = values["run-dir"] as string | undefined;
+  const stateDir = (values["state-dir"] as string | undefined) ?? (instance !== undefined ? DEFAULT_STATE_DIR : undefined);
   if (!iface) return { ok: false, error: "--interface is required" };
   if (!stateDir) return { ok: false, error: "--state-dir is required" };
+  if (instance !== undefined && !isInstanceName(instance)) {
+    return { ok: false, error: "--instance must be 1-64 characters from A-Z a-z 0-9 _ . @ - starting with a letter or digit" };
+  }
+  if (instance === undefined && runDir !== undefined) return { ok: false, error: "--run-dir needs --instance (the daemon form)" };
+  if (instance !== undefined && values.json) return { ok: false, error: "--json is for the standalone form; the daemon form reports over its socket" };
   const logLevel = (values["log-level"] as string | undefined) ?? "info";
-  if (!LEVELS.includes(logLevel)) return { ok: false, error: `--log-level must be one of ${LEVELS.join(", ")}` };
+  if (!isLevelName(logLevel)) return { ok: false, error: "--log-level must be one of trace, debug, info, warn, error, fatal, silent" };
   const requested = values["requested-address"] as string | undefined;
   if (requested !== undefined && !isIpv4(requested)) return { ok: false, error: "--requested-address must be an IPv4 address" };
 
-  const client: CliConfig["client"] = { interface: iface, stateDir, releaseOnStop: !values["no-release"], arpCheck: !!values["arp-check"] };
+  const client: CliConfig["client"] = { interface: iface, releaseOnStop: !values["no-release"], arpCheck: !!values["arp-check"] };
   const text = (k: string): string | undefined => values[k] as string | undefined;
   if (text("hostname") !== undefined) client.hostname = text("hostname");
   if (text("client-id") !== undefined) client.clientId = text("client-id");
@@ -109,5 +133,7 @@ export function parseCliArgs(argv: string[]): CliParse {
     return { ok: false, error: (err as Error).message };
   }
   if (client.retransmit?.baseMs === 0) return { ok: false, error: "--retransmit-base-ms must be positive" };
-  return { ok: true, config: { client, json: !!values.json, logLevel } };
+  const config: CliConfig = { client, stateDir, json: !!values.json, logLevel };
+  if (instance !== undefined) config.daemon = { instance, runDir: runDir ?? DEFAULT_RUN_DIR };
+  return { ok: true, config };
 }

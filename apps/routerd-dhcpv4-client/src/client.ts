@@ -1,7 +1,6 @@
 // DhcpV4Client: the engine that runs the pure state machine against a real socket, real timers, the
 // lease file and the address probe. It reports lease events and never touches interface addresses.
 import { EventEmitter } from "node:events";
-import type { Logger } from "pino";
 import { createArpingProber, type AddressProber } from "./arp-probe.js";
 import { DEFAULT_PARAMETER_REQUEST_LIST } from "./client-messages.js";
 import { initialState, step } from "./client-fsm.js";
@@ -10,6 +9,7 @@ import { decodeMessage, encodeMessage, messageTypeOf } from "./codec.js";
 import { clientIdFrom, toHex } from "./identity.js";
 import { readInterfaceInfo, formatMac, type InterfaceInfo } from "./interface-info.js";
 import { isIpv4 } from "./ipv4.js";
+import type { EngineLogger } from "./line-logger.js";
 import type { DhcpLease } from "./lease.js";
 import { LeaseStore } from "./lease-store.js";
 import { messageTypeName } from "./options.js";
@@ -20,7 +20,8 @@ export interface DhcpV4ClientOptions {
   interface: string;
   /** Directory for lease.json; created when missing. */
   stateDir: string;
-  logger: Logger;
+  /** pino, or lineLogger() while pino is not loaded yet. */
+  logger: EngineLogger;
   hostname?: string;
   /** See clientIdFrom(): hex bytes "01:..", free text, or the default 01 + hardware address. */
   clientId?: string | Uint8Array;
@@ -42,8 +43,17 @@ export interface DhcpV4ClientOptions {
   prober?: AddressProber;
 }
 
+/** The engine's state after a step: what a status view needs. */
+export interface ClientSnapshot {
+  phase: Phase;
+  /** Held (bound, renewing, rebinding) or being confirmed (rebooting); null otherwise. */
+  lease: DhcpLease | null;
+}
+
 interface ClientEvents {
   event: [LeaseEvent];
+  /** After every step that changed the phase or the lease, and after the sends queued before it. */
+  state: [ClientSnapshot];
 }
 
 /** setTimeout's limit; longer lease timers are re-armed in steps. */
@@ -68,7 +78,8 @@ export class DhcpV4Client extends EventEmitter<ClientEvents> {
   private outbox: Promise<void> = Promise.resolve();
   private writes: Promise<void> = Promise.resolve();
   private readonly clock: () => number;
-  private readonly log: Logger;
+  private readonly log: EngineLogger;
+  private clientIdHex = "";
 
   constructor(private readonly opts: DhcpV4ClientOptions) {
     super();
@@ -85,6 +96,7 @@ export class DhcpV4Client extends EventEmitter<ClientEvents> {
     const info = await readInterfaceInfo(this.opts.interface);
     const clientId = clientIdFrom(this.opts.clientId, info.mac);
     this.info = info;
+    this.clientIdHex = toHex(clientId);
     this.cfg = this.buildConfig(info, clientId);
     this.store = new LeaseStore(this.opts.stateDir, { interface: info.name, mac: formatMac(info.mac), clientId: toHex(clientId) });
     this.prober = this.opts.prober ?? createArpingProber({ ifname: info.name, onNote: (note) => this.log.warn({ note }, "address probe") });
@@ -134,6 +146,15 @@ export class DhcpV4Client extends EventEmitter<ClientEvents> {
     return this.info;
   }
 
+  /** Option 61 as sent, colon hex; "" before start(). */
+  getClientId(): string {
+    return this.clientIdHex;
+  }
+
+  snapshot(): ClientSnapshot {
+    return { phase: this.state.phase, lease: this.state.lease };
+  }
+
   private buildConfig(info: InterfaceInfo, clientId: Uint8Array): FsmConfig {
     const o = this.opts;
     const cfg: FsmConfig = {
@@ -170,12 +191,19 @@ export class DhcpV4Client extends EventEmitter<ClientEvents> {
   private dispatch(event: FsmEvent): Promise<void> {
     const cfg = this.cfg;
     if (!cfg) return Promise.resolve();
-    const before = this.state.phase;
+    const before = this.state;
     const { state, actions } = step(this.state, event, cfg);
     this.state = state;
-    if (state.phase !== before) this.log.debug({ from: before, to: state.phase, on: event.type }, "state");
+    if (state.phase !== before.phase) this.log.debug({ from: before.phase, to: state.phase, on: event.type }, "state");
     this.syncTimers();
-    for (const action of actions) this.apply(action);
+    // Sends first, then the new state, then the events: whoever hears an event already sees its state.
+    const events: LeaseEvent[] = [];
+    for (const action of actions) {
+      if (action.type === "emit") events.push(action.event);
+      else this.apply(action);
+    }
+    if (state.phase !== before.phase || state.lease !== before.lease) this.notify({ phase: state.phase, lease: state.lease });
+    for (const ev of events) this.report(ev);
     return this.outbox;
   }
 
@@ -215,6 +243,17 @@ export class DhcpV4Client extends EventEmitter<ClientEvents> {
         this.emit("event", ev);
       } catch (err) {
         this.log.error({ err: (err as Error).message, event: ev.type }, "event listener failed");
+      }
+    });
+  }
+
+  /** Like events: a status view must not show the lease gone before the RELEASE sent from it has left. */
+  private notify(snapshot: ClientSnapshot): void {
+    this.outbox = this.outbox.then(() => {
+      try {
+        this.emit("state", snapshot);
+      } catch (err) {
+        this.log.error({ err: (err as Error).message }, "state listener failed");
       }
     });
   }

@@ -5,7 +5,7 @@
 // whatever the kernel picks (0.0.0.0 while no address exists on the host), and unicast replies to an
 // address not yet configured are dropped by the kernel, so DISCOVER/REQUEST set the BOOTP broadcast flag.
 import { createSocket, type Socket } from "node:dgram";
-import sockopt from "sockopt";
+import { loadSetSockOpt } from "./native-sockopt.js";
 
 export const CLIENT_PORT = 68;
 export const SERVER_PORT = 67;
@@ -32,7 +32,8 @@ export interface TransportOptions {
   serverPort?: number;
 }
 
-export function openUdpTransport(opts: TransportOptions): Promise<Transport> {
+export async function openUdpTransport(opts: TransportOptions): Promise<Transport> {
+  const setsockopt = await loadSetSockOpt();
   const clientPort = opts.clientPort ?? CLIENT_PORT;
   const serverPort = opts.serverPort ?? SERVER_PORT;
   // reuseAddr lets one client per interface share port 68; the device binding keeps them apart.
@@ -46,7 +47,7 @@ export function openUdpTransport(opts: TransportOptions): Promise<Transport> {
     socket.bind({ port: clientPort, address: "0.0.0.0" }, () => {
       socket.off("error", onBindError);
       try {
-        bindToIfindex(socket, opts.ifindex);
+        setsockopt(socket, SOL_SOCKET, SO_BINDTOIFINDEX, opts.ifindex);
         socket.setBroadcast(true);
       } catch (err) {
         socket.close();
@@ -62,17 +63,6 @@ export function openUdpTransport(opts: TransportOptions): Promise<Transport> {
       resolve(new UdpTransport(socket, serverPort));
     });
   });
-}
-
-/** sockopt reads socket._handle, which Node flags as deprecated (DEP0112); keep that warning off stderr. */
-function bindToIfindex(socket: Socket, ifindex: number): void {
-  const quiet = process.noDeprecation;
-  process.noDeprecation = true;
-  try {
-    sockopt.setsockopt(socket, SOL_SOCKET, SO_BINDTOIFINDEX, ifindex);
-  } finally {
-    process.noDeprecation = quiet;
-  }
 }
 
 class UdpTransport implements Transport {

@@ -37,7 +37,7 @@ describe("command line", () => {
     if (r.ok) return;
     expect(r.errors).toEqual([
       "--interface is required",
-      "--state-dir is required",
+      "--state-dir is required (or --instance for the daemon form)",
       '--prefix-length must be an integer from 1 to 128, got "200"',
       '--hint must be PREFIX/LEN, got "nope"',
       '--duid-type must be ll, llt or en, got "uuid"',
@@ -52,6 +52,19 @@ describe("command line", () => {
     expect(unknown.ok === false && unknown.errors[0]).toMatch(/Unknown option '--bogus'/);
     const hintLen = parseCliArgs(["--interface", "w", "--state-dir", "/s", "--hint", "2001:db8::/48", "--prefix-length", "56"]);
     expect(hintLen.ok === false && hintLen.errors).toEqual(["--hint length /48 conflicts with --prefix-length 56"]);
+  });
+
+  it("the daemon form: --instance, with /run/routerd and /var/lib/routerd unless given", () => {
+    const d = parseCliArgs(["--instance", "isp", "--interface", "wan0"]);
+    expect(d.ok && d.options.daemon).toEqual({ instance: "isp", runDir: "/run/routerd" });
+    expect(d.ok && d.options.stateDir).toBe("/var/lib/routerd");
+    const dirs = parseCliArgs(["--instance", "isp", "--interface", "wan0", "--run-dir", "/tmp/r", "--state-dir", "/tmp/s"]);
+    expect(dirs.ok && [dirs.options.daemon?.runDir, dirs.options.stateDir]).toEqual(["/tmp/r", "/tmp/s"]);
+    const standalone = parseCliArgs(["--interface", "wan0", "--state-dir", "/s"]);
+    expect(standalone.ok && standalone.options.daemon).toBeUndefined();
+    expect(parseCliArgs(["--interface", "wan0", "--state-dir", "/s", "--run-dir", "/r"])).toEqual({ ok: false, errors: ["--run-dir needs --instance (the daemon form)"] });
+    const bad = parseCliArgs(["--instance", "../x", "--interface", "wan0"]);
+    expect(bad.ok === false && bad.errors[0]).toMatch(/--instance "\.\.\/x" must be/);
   });
 
   it("parses prefixes", () => {

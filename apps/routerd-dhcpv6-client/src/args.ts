@@ -4,7 +4,11 @@ import type { DuidType } from "./duid.js";
 import type { PrefixHint } from "./fsm-types.js";
 import { formatIpv6, maskPrefix, parseIpv6 } from "./wire.js";
 
-export const USAGE = `usage: routerd-dhcpv6-client --interface IF --state-dir DIR [options]
+export const USAGE = `usage: routerd-dhcpv6-client --instance NAME --interface IF [--run-dir DIR] [--state-dir DIR] [options]
+       routerd-dhcpv6-client --interface IF --state-dir DIR [options]      (standalone: events on stdout)
+  --instance NAME          daemon form: socket <run-dir>/dhcpv6-client/NAME.sock, state in
+                           <state-dir>/dhcpv6-client/NAME/ (defaults /run/routerd, /var/lib/routerd)
+  --run-dir DIR            daemon form only
   --prefix-length N        prefix length to ask for (hint), e.g. 56
   --hint PREFIX/LEN        ask for this prefix (default: the last delegated prefix)
   --ia-na                  also ask for an address (IA_NA)
@@ -18,11 +22,15 @@ export const USAGE = `usage: routerd-dhcpv6-client --interface IF --state-dir DI
   --solicit-delay-max MS   random 0..MS delay before the first Solicit (default 0)
   --release-timeout MS     how long SIGTERM waits for the RELEASE reply (default 5000)
   --log-level LEVEL        pino level for stderr (default info)
-Events are printed to stdout, one JSON object per line. SIGUSR1 renews now; SIGTERM releases and exits.`;
+Standalone: events are printed to stdout, one JSON object per line. Daemon form: events, status and the
+binding over the socket (routerctl). SIGUSR1 renews now; SIGTERM releases (unless --no-release) and exits.`;
 
 export interface CliOptions {
   interface: string;
+  /** Standalone: the engine's own dir. Daemon form: the base dir (the engine uses <dir>/dhcpv6-client/<instance>). */
   stateDir: string;
+  /** Set in the daemon form. */
+  daemon?: { instance: string; runDir: string };
   prefixLength?: number;
   hint?: PrefixHint;
   requestAddress: boolean;
@@ -39,6 +47,11 @@ export interface CliOptions {
 }
 
 export type CliResult = { ok: true; options: CliOptions } | { ok: false; errors: string[] };
+
+// As in @routerd/rpc (socket-path.ts); not imported, so the standalone form does not load gRPC.
+const DEFAULT_RUN_DIR = "/run/routerd";
+const DEFAULT_STATE_DIR = "/var/lib/routerd";
+const isValidDaemonName = (name: string) => /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/.test(name);
 
 const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal", "silent"]);
 const DUID_TYPES = new Set<DuidType>(["ll", "llt", "en"]);
@@ -71,6 +84,8 @@ export function parseCliArgs(argv: string[]): CliResult {
       allowPositionals: false,
       options: {
         interface: { type: "string" },
+        instance: { type: "string" },
+        "run-dir": { type: "string" },
         "state-dir": { type: "string" },
         "prefix-length": { type: "string" },
         hint: { type: "string" },
@@ -93,10 +108,13 @@ export function parseCliArgs(argv: string[]): CliResult {
   const errors: string[] = [];
   const str = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : undefined);
   const iface = str("interface");
-  const stateDir = str("state-dir");
+  const instance = str("instance");
+  const stateDir = str("state-dir") ?? (instance !== undefined ? DEFAULT_STATE_DIR : undefined);
   if (!iface) errors.push("--interface is required");
   else if (!/^[A-Za-z0-9_.:@-]{1,15}$/.test(iface)) errors.push(`--interface ${JSON.stringify(iface)} is not a valid interface name`);
-  if (!stateDir) errors.push("--state-dir is required");
+  if (!stateDir) errors.push("--state-dir is required (or --instance for the daemon form)");
+  if (instance !== undefined && !isValidDaemonName(instance)) errors.push(`--instance ${JSON.stringify(instance)} must be 1-64 characters from A-Z a-z 0-9 _ . @ - starting with a letter or digit`);
+  if (instance === undefined && str("run-dir") !== undefined) errors.push("--run-dir needs --instance (the daemon form)");
   const prefixLength = intOption(errors, "prefix-length", str("prefix-length"), 1, 128);
   let hint: PrefixHint | undefined;
   if (str("hint") !== undefined) {
@@ -132,6 +150,7 @@ export function parseCliArgs(argv: string[]): CliResult {
     releaseTimeoutMs,
     logLevel,
   };
+  if (instance !== undefined) options.daemon = { instance, runDir: str("run-dir") ?? DEFAULT_RUN_DIR };
   if (prefixLength !== undefined) options.prefixLength = prefixLength;
   if (hint) options.hint = hint;
   if (enterpriseNumber !== undefined) options.enterpriseNumber = enterpriseNumber;

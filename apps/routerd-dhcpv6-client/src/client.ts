@@ -43,6 +43,8 @@ export interface DhcpV6ClientOptions {
   requestedOptions?: number[];
   logger?: Logger;
   onEvent?: (event: ClientEvent) => void;
+  /** Called after every change of phase (also the ones no event reports, such as solicit → request). */
+  onPhaseChange?: (phase: Phase, previous: Phase) => void;
   clock?: () => number;
   random?: RandomSource;
   transport?: TransportFactory;
@@ -204,9 +206,17 @@ export class DhcpV6Client {
 
   private dispatch(event: FsmEvent): void {
     if (!this.config) return;
+    const previous = this.state.phase;
     const { state, actions } = step(this.state, event, { config: this.config, rng: this.rng });
     this.state = state;
     for (const a of actions) this.run(a);
+    if (state.phase !== previous) {
+      try {
+        this.opts.onPhaseChange?.(state.phase, previous);
+      } catch (err) {
+        this.log.error({ err }, "phase handler failed");
+      }
+    }
     const ready = this.waiters.filter((w) => w.until(state.phase));
     this.waiters = this.waiters.filter((w) => !w.until(state.phase));
     ready.forEach((w) => w.resolve());

@@ -231,6 +231,7 @@ export function startVerify(ctx: Ctx, delayMs: number): boolean {
   if (ias.length === 0) return false;
   ctx.state.lease = live;
   ctx.timer("expire", nextExpiry(live));
+  ctx.log("info", "verifying the stored lease with REBIND", { prefixes: live.prefixes.map(prefixKey), addresses: live.addresses.map((a) => a.address) });
   beginExchange(ctx, "rebind", { ias, delayMs, verify: true });
   return true;
 }

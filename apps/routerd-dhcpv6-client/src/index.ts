@@ -10,3 +10,7 @@ export { decodeMessage, encodeMessage, type Dhcp6Message, type DecodeResult } fr
 export type { Dhcp6Option } from "./options.js";
 export { initialState, step } from "./client-fsm.js";
 export type { Transport, TransportFactory, TransportHandlers } from "./transport.js";
+export { DAEMON_NAME, startDhcpv6Daemon, type Dhcpv6Daemon, type Dhcpv6DaemonOptions } from "./daemon.js";
+export { EVENT_TOPICS, daemonEvent } from "./daemon-events.js";
+export { HOLDING_PHASES, delegatedPrefixJson, statusPhase, type Withdrawn } from "./status-view.js";
+export { toProtoBinding, type BindingView } from "./grpc-service.js";

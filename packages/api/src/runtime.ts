@@ -27,7 +27,11 @@ export interface DelegatedPrefix {
   withdrawn?: { prefix: string; prefixLength: number }[];
 }
 
-export type RuntimeFact<T> = { state: "present"; value: T } | { state: "absent"; reason?: string } | { state: "unknown"; reason: string };
+export type RuntimeFact<T> =
+  | { state: "present"; value: T }
+  /** `last`: what the daemon still reports without a lease or prefix (a DHCPv6 client's last DNS information). */
+  | { state: "absent"; reason?: string; last?: Partial<T> }
+  | { state: "unknown"; reason: string };
 
 export interface RuntimeView {
   dhcpv4Lease(resource: string): RuntimeFact<Dhcpv4Lease>;

@@ -17,7 +17,27 @@ const compareKeys =
       .filter((k) => !ignored.includes(k) && stableJson(desired[k]) !== stableJson(observed[k]))
       .map((field) => ({ field, desired: desired[field], observed: observed[field] }));
 
+/** Lifetimes count down on the host: an absolute time within this much of the desired one is the same. */
+export const LIFETIME_TOLERANCE_MS = 5000;
+
+/**
+ * Times that have passed are all "now": a deprecated address (preferred lifetime 0) is what a preferred
+ * time in the past asks for. The clock only clamps; it never makes two future times differ.
+ */
+const sameTime = (a: unknown, b: unknown, now: number) => {
+  if (a === undefined || b === undefined) return a === b;
+  const at = (x: unknown) => Math.max(Date.parse(String(x)), now);
+  return Math.abs(at(a) - at(b)) <= LIFETIME_TOLERANCE_MS;
+};
+
 const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
+  // An address routerd gave the lease's lifetimes: compared as absolute times, "forever" when absent.
+  "linux.ipv6.address": (desired, observed, recorded) => [
+    ...compareKeys("validUntil", "preferredUntil")(desired, observed, recorded),
+    ...(["validUntil", "preferredUntil"] as const)
+      .filter((k) => !sameTime(desired[k], observed[k], Date.now()))
+      .map((field) => ({ field, desired: desired[field] ?? "forever", observed: observed[field] ?? "forever" })),
+  ],
   // Tables: the digest routerd wrote, and whether someone changed the table since routerd recorded it.
   "nft.table": (desired, observed, recorded) => {
     const out: Difference[] = [];

@@ -2,7 +2,7 @@
 // tables and sets). A source that fails makes all its kinds `unknown`, never empty.
 import { knownKind, unknownKind, type ArtifactKind, type Inventory, type ObservedArtifact } from "@routerd/resource";
 import type { HostContext } from "./context.js";
-import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, routeTablesFrom } from "./observers/ip.js";
+import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, observeRoutes6, routeTablesFrom } from "./observers/ip.js";
 import { observeNft } from "./observers/nft.js";
 import { observeDaemons, observeFileBlocks, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
 
@@ -27,6 +27,7 @@ const SOURCES: readonly Source[] = [
       return [...routes, ...routeTablesFrom(routes)];
     },
   },
+  { kinds: ["linux.ipv6.route"], observe: (ctx) => observeRoutes6(ctx) },
   { kinds: ["linux.ipv4.fwmarkRule"], observe: (ctx) => observeFwmarkRules(ctx) },
   {
     kinds: ["nft.table", "nft.set"],

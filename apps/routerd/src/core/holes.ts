@@ -1,5 +1,5 @@
 // The firewall holes routerd's own services need, derived from the config (data, one entry per kind).
-import type { ConfigView, DHCPv4ClientSpec, DHCPv4ServerSpec } from "@routerd/api";
+import type { ConfigView, DHCPv4ClientSpec, DHCPv4ServerSpec, DHCPv6InformationSpec, DHCPv6PrefixDelegationSpec, DHCPv6ServerSpec } from "@routerd/api";
 import type { ServiceHole } from "@routerd/render";
 
 type HoleSource = (view: ConfigView) => ServiceHole[];
@@ -8,6 +8,11 @@ const HOLE_SOURCES: HoleSource[] = [
   // Server replies to a client are broadcasts conntrack cannot relate to the request.
   (v) => v.all<DHCPv4ClientSpec>("DHCPv4Client").map((r) => ({ owner: `DHCPv4Client/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 68 })),
   (v) => v.all<DHCPv4ServerSpec>("DHCPv4Server").map((r) => ({ owner: `DHCPv4Server/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 67 })),
+  // Replies come from the server's link-local to ours: conntrack cannot relate them to a multicast Solicit.
+  (v) =>
+    v.all<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation").map((r) => ({ owner: `DHCPv6PrefixDelegation/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 546 })),
+  (v) => v.all<DHCPv6ServerSpec>("DHCPv6Server").map((r) => ({ owner: `DHCPv6Server/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 547 })),
+  (v) => v.all<DHCPv6InformationSpec>("DHCPv6Information").map((r) => ({ owner: `DHCPv6Information/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 547 })),
 ];
 
 export function serviceHoles(view: ConfigView): ServiceHole[] {

@@ -104,7 +104,11 @@ export function plan(input: PlanInput): Plan {
 
   const seen = new Map<string, ReturnType<typeof classify>>();
   for (const d of desired) {
-    const c = classify(d, input);
+    let c = classify(d, input);
+    // An owner whose daemon state is unknown keeps what exists as it is, also in a file it shares with others
+    // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq).
+    const heldBy = c.change === "update" ? d.owners.find((o) => input.desired.held.has(o)) : undefined;
+    if (heldBy) c = { change: "unchanged", reason: `kept as it is: ${input.desired.held.get(heldBy)}` };
     seen.set(artifactId(d), c);
     result.summary[c.change === "delete" ? "delete" : c.change] += 1;
     if (c.change === "create" || c.change === "update") result.steps.push({ op: "ensure", kind: d.kind, name: d.name, attributes: d.attributes });

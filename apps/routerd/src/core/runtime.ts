@@ -26,7 +26,8 @@ const HOLDING = new Set(["Bound", "Renewing", "Rebinding"]);
 function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, isValue: (x: unknown) => x is T): RuntimeFact<T> {
   if ("unknown" in s) return { state: "unknown", reason: s.unknown };
   if (HOLDING.has(s.phase) && isValue(s.details)) return { state: "present", value: s.details };
-  return { state: "absent", reason: `phase ${s.phase}` };
+  const last = typeof s.details === "object" && s.details !== null && !Array.isArray(s.details) ? { last: s.details as Partial<T> } : {};
+  return { state: "absent", reason: `phase ${s.phase}`, ...last };
 }
 
 const isLease = (x: unknown): x is Dhcpv4Lease => typeof x === "object" && x !== null && typeof (x as Dhcpv4Lease).address === "string" && typeof (x as Dhcpv4Lease).prefixLength === "number";

@@ -3,7 +3,18 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DHCPV4_CLIENT_DAEMON, DNSMASQ, durationMs, fwmarkValue, HEALTHCHECK_DAEMON, type ConfigView, type DHCPv4ClientSpec, type HealthCheckSpec } from "@routerd/api";
+import {
+  DHCPV4_CLIENT_DAEMON,
+  DHCPV6_CLIENT_DAEMON,
+  DNSMASQ,
+  durationMs,
+  fwmarkValue,
+  HEALTHCHECK_DAEMON,
+  type ConfigView,
+  type DHCPv4ClientSpec,
+  type DHCPv6PrefixDelegationSpec,
+  type HealthCheckSpec,
+} from "@routerd/api";
 import type { DaemonSpec } from "./supervisor.js";
 
 export interface DaemonDirs {
@@ -87,6 +98,20 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         if (s.requestedAddress) args.push("--requested-address", s.requestedAddress);
         if (!s.releaseOnStop) args.push("--no-release");
         return { daemon: DHCPV4_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV4_CLIENT_DAEMON, args) };
+      }),
+  },
+  {
+    daemon: DHCPV6_CLIENT_DAEMON,
+    specs: (view, dirs) =>
+      view.all<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation").map((r) => {
+        const s = r.spec;
+        const args = [...commonArgs(r.metadata.name, dirs), "--interface", view.ifname(s.interface)];
+        // The hint carries its length; validation made sure a prefixLength next to it agrees.
+        if (s.hint) args.push("--hint", s.hint);
+        else if (s.prefixLength !== undefined) args.push("--prefix-length", String(s.prefixLength));
+        if (s.duidType !== "ll") args.push("--duid-type", s.duidType);
+        if (!s.releaseOnStop) args.push("--no-release");
+        return { daemon: DHCPV6_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV6_CLIENT_DAEMON, args) };
       }),
   },
   {

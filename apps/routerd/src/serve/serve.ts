@@ -14,6 +14,7 @@ import { planOnly, reconcileOnce } from "../core/engine.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
+import { watchLeaseEvents } from "./lease-events.js";
 import { Supervisor } from "./supervisor.js";
 
 export interface ServeOptions {
@@ -60,6 +61,7 @@ export class Server {
     this.ctx = daemon;
     this.supervisor.start();
     void watchTransitions(this.opts.host.runDir, daemon.signal, () => this.kick());
+    void watchLeaseEvents(this.opts.host.runDir, daemon.signal, () => this.config, () => this.kick());
     this.kicked = true;
     while (!daemon.signal.aborted) {
       if (!this.kicked) await this.sleep(this.nextWakeMs());

@@ -42,7 +42,12 @@ export const dhcpv4ClientKind = defineKind<DHCPv4ClientSpec>({
   spec: dhcpv4ClientSpec,
   check(res, ctx) {
     for (const other of ctx.all<DHCPv4ClientSpec>("DHCPv4Client")) {
-      if (other.index < res.index && other.spec.interface === res.spec.interface) ctx.error(["interface"], `Interface ${res.spec.interface} already runs DHCPv4Client/${other.metadata.name}`);
+      if (other.index >= res.index) continue;
+      if (other.spec.interface === res.spec.interface) ctx.error(["interface"], `Interface ${res.spec.interface} already runs DHCPv4Client/${other.metadata.name}`);
+      // Both leases bring a default route into table main; one destination and metric is one route.
+      else if (res.spec.useRoutes && other.spec.useRoutes && other.spec.routeMetric === res.spec.routeMetric) {
+        ctx.error(["routeMetric"], `DHCPv4Client/${other.metadata.name} installs its routes with metric ${res.spec.routeMetric} too`, "give each uplink its own routeMetric (the lowest carries the default route)");
+      }
     }
     if (ctx.all<{ interface: string }>("IPv4StaticAddress").some((a) => a.spec.interface === res.spec.interface)) {
       ctx.warn(["interface"], "the interface also has a static IPv4 address; both will be configured");

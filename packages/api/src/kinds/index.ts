@@ -3,6 +3,9 @@ import type { KindDefinition } from "../kind.js";
 import { dhcpv4ClientKind } from "./dhcpv4-client.js";
 import { dhcpv4ReservationKind } from "./dhcpv4-reservation.js";
 import { dhcpv4ServerKind } from "./dhcpv4-server.js";
+import { dhcpv6InformationKind } from "./dhcpv6-information.js";
+import { dhcpv6PrefixDelegationKind } from "./dhcpv6-prefix-delegation.js";
+import { dhcpv6ServerKind } from "./dhcpv6-server.js";
 import { egressRoutePolicyKind } from "./egress-route-policy.js";
 import { firewallPolicyKind } from "./firewall-policy.js";
 import { firewallRuleKind } from "./firewall-rule.js";
@@ -13,6 +16,8 @@ import { interfaceKind } from "./interface.js";
 import { ipAddressSetKind } from "./ip-address-set.js";
 import { ipv4RouteKind } from "./ipv4-route.js";
 import { ipv4StaticAddressKind } from "./ipv4-static-address.js";
+import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
+import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
 import { portForwardKind } from "./port-forward.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
@@ -39,6 +44,11 @@ export const KINDS: readonly KindDefinition<any>[] = [
   dhcpv4ClientKind,
   dhcpv4ServerKind,
   dhcpv4ReservationKind,
+  dhcpv6PrefixDelegationKind,
+  ipv6DelegatedAddressKind,
+  ipv6RouterAdvertisementKind,
+  dhcpv6ServerKind,
+  dhcpv6InformationKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

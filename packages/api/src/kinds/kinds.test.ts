@@ -110,7 +110,7 @@ describe("intents of every kind (fixture testdata/all-kinds.yaml)", () => {
     expect(nat.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["NAT44Rule/masquerade", "PortForward/web"]);
     // Only the persistent Sysctl gets a block in the sysctl.d file; the LAN services share one dnsmasq config.
     expect(merged.filter((d) => d.kind === "file").map((d) => d.name).sort()).toEqual(["/etc/routerd/dnsmasq.conf#lan-services", "/etc/sysctl.d/90-routerd.conf#net.netfilter.nf_conntrack_max"]);
-    expect(merged.find((d) => d.name === "/etc/routerd/dnsmasq.conf#lan-services")!.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["DHCPv4Reservation/printer", "DHCPv4Server/lan-dhcp"]);
+    expect(merged.find((d) => d.name === "/etc/routerd/dnsmasq.conf#lan-services")!.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["DHCPv4Reservation/printer", "DHCPv4Server/lan-dhcp", "DHCPv6Information/lan-info", "DHCPv6Server/lan-dhcpv6", "IPv6RouterAdvertisement/lan-ra"]);
   });
 
   it("an IPAddressSet nobody refers to emits nothing and is warned about", () => {

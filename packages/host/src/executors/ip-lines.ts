@@ -25,8 +25,30 @@ const ruleSpec = (attrs: Attributes) =>
   ].join(" ");
 
 export interface IpLineBuilder {
-  ensure(attrs: Attributes): string[];
+  /** `now` turns absolute lifetimes into the seconds `ip` wants. */
+  ensure(attrs: Attributes, now?: number): string[];
   remove(attrs: Attributes): string[];
+}
+
+/** Seconds left until an ISO time ("forever" without one), never below `min`. */
+function lifetime(until: unknown, now: number, min: number): string {
+  if (typeof until !== "string") return "forever";
+  return String(Math.max(min, Math.floor((Date.parse(until) - now) / 1000)));
+}
+
+const expired = (until: unknown, now: number) => typeof until === "string" && Date.parse(until) <= now;
+
+/** IPv6 lines carry IPv6 addresses, so `ip -batch` infers the family (a line cannot say -6). */
+function route6Spec(attrs: Attributes): string {
+  const type = a(attrs, "type") ?? "unicast";
+  const parts: string[] = type === "unicast" ? [] : [String(type)];
+  parts.push(String(a(attrs, "destination")));
+  if (type === "unicast") {
+    if (a(attrs, "gateway")) parts.push("via", String(a(attrs, "gateway")));
+    if (a(attrs, "device")) parts.push("dev", String(a(attrs, "device")));
+  }
+  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0));
+  return parts.join(" ");
 }
 
 export const IP_LINES: Partial<Record<ArtifactKind, IpLineBuilder>> = {
@@ -37,6 +59,21 @@ export const IP_LINES: Partial<Record<ArtifactKind, IpLineBuilder>> = {
   "linux.ipv4.address": {
     ensure: (x) => [`address replace ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
     remove: (x) => [`address del ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
+  },
+  "linux.ipv6.address": {
+    // A lease that has run out is not put back, not even for a second; a passed preferred time is 0
+    // (deprecated), which the kernel accepts.
+    ensure: (x, now = Date.now()) =>
+      expired(a(x, "validUntil"), now)
+        ? []
+        : [
+            `address replace ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")} valid_lft ${lifetime(a(x, "validUntil"), now, 1)} preferred_lft ${lifetime(a(x, "preferredUntil") ?? a(x, "validUntil"), now, 0)}`,
+          ],
+    remove: (x) => [`address del ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
+  },
+  "linux.ipv6.route": {
+    ensure: (x) => [`route replace ${route6Spec(x)}`],
+    remove: (x) => [`route del ${route6Spec({ ...x, gateway: undefined, device: undefined })}`],
   },
   "linux.ipv4.route": {
     ensure: (x) => [`route replace ${routeSpec(x)}`],

@@ -10,7 +10,7 @@ interface IpLink {
   operstate?: string;
   address?: string;
   link_type?: string;
-  addr_info?: { family: string; local: string; prefixlen: number; scope?: string }[];
+  addr_info?: { family: string; local: string; prefixlen: number; scope?: string; valid_life_time?: number; preferred_life_time?: number }[];
 }
 
 interface IpRoute {
@@ -50,6 +50,7 @@ export async function observeLinks(ctx: HostContext): Promise<ObservedArtifact[]
 
 export async function observeAddresses(ctx: HostContext, family: "inet" | "inet6"): Promise<ObservedArtifact[]> {
   const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", family === "inet" ? "-4" : "-6", "addr", "show"]);
+  const now = Date.now();
   const kind = family === "inet" ? ("linux.ipv4.address" as const) : ("linux.ipv6.address" as const);
   return links.flatMap((l) =>
     (l.addr_info ?? [])
@@ -57,9 +58,19 @@ export async function observeAddresses(ctx: HostContext, family: "inet" | "inet6
       .map((a) => ({
         kind,
         name: artifactNames.ipv4Address(l.ifname, a.local, a.prefixlen),
-        attributes: { ifname: l.ifname, address: a.local, prefixLength: a.prefixlen, scope: a.scope },
+        attributes: { ifname: l.ifname, address: a.local, prefixLength: a.prefixlen, scope: a.scope, ...(family === "inet6" ? lifetimes(a, now) : {}) },
       })),
   );
+}
+
+const FOREVER = 0xffffffff;
+
+/** Finite lifetimes as absolute times, so they compare with what routerd asked for however long ago. */
+export function lifetimes(a: { valid_life_time?: number; preferred_life_time?: number }, now: number): { validUntil?: string; preferredUntil?: string } {
+  const at = (s: number | undefined) => (s === undefined || s === FOREVER ? undefined : new Date(now + s * 1000).toISOString());
+  const validUntil = at(a.valid_life_time);
+  const preferredUntil = at(a.preferred_life_time);
+  return { ...(validUntil ? { validUntil } : {}), ...(preferredUntil ? { preferredUntil } : {}) };
 }
 
 export function routeDestination(dst: string): string {
@@ -86,6 +97,32 @@ export async function observeRoutes(ctx: HostContext): Promise<ObservedArtifact[
           type: r.type ?? "unicast",
           ...(r.gateway ? { gateway: r.gateway } : {}),
           ...(r.dev ? { device: r.dev } : {}),
+          ...(r.protocol ? { protocol: r.protocol } : {}),
+        },
+      };
+    });
+}
+
+/** IPv6 routes of every table; local, anycast and multicast entries are the kernel's and are left out. */
+export async function observeRoutes6(ctx: HostContext): Promise<ObservedArtifact[]> {
+  const routes = await runJson<IpRoute[]>(ctx.runner, "ip", ["-j", "-6", "route", "show", "table", "all"]);
+  return routes
+    .filter((r) => r.table !== "local" && !["local", "anycast", "multicast"].includes(r.type ?? ""))
+    .map((r) => {
+      const table = tableNumber(r.table);
+      const destination = r.dst === "default" ? "::/0" : r.dst.includes("/") ? r.dst : `${r.dst}/128`;
+      const metric = r.metric ?? 0;
+      return {
+        kind: "linux.ipv6.route" as const,
+        name: artifactNames.route(table, destination, metric),
+        attributes: {
+          table,
+          destination,
+          metric,
+          type: r.type ?? "unicast",
+          ...(r.gateway ? { gateway: r.gateway } : {}),
+          // An unreachable route shows "dev lo": the kernel's detail, not something routerd asked for.
+          ...(r.dev && (r.type ?? "unicast") === "unicast" ? { device: r.dev } : {}),
           ...(r.protocol ? { protocol: r.protocol } : {}),
         },
       };

@@ -2,6 +2,7 @@
 // Each section is a function of the active config, so adding a service is one entry in SECTIONS.
 import { join } from "node:path";
 import { DNSMASQ, durationMs, staticAddressOf, type ConfigView, type DHCPv4ReservationSpec, type DHCPv4ServerSpec } from "@routerd/api";
+import { ipv6LanSection } from "./ipv6-lan.js";
 
 export interface DnsmasqContext {
   view: ConfigView;
@@ -36,8 +37,8 @@ const dhcpv4: Section = ({ view }) =>
     return lines;
   });
 
-/** Filled in by the IPv6 kinds (RA, DHCPv6); each returns its own lines. */
-export const SECTIONS: Section[] = [dhcpv4];
+/** One function per LAN service; each returns its own lines. */
+export const SECTIONS: Section[] = [dhcpv4, ipv6LanSection];
 
 export function renderDnsmasqConfig(ctx: DnsmasqContext): string {
   const body = SECTIONS.flatMap((s) => s(ctx));

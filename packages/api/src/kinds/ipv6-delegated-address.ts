@@ -1,0 +1,98 @@
+import { artifactNames, type ArtifactIntent } from "@routerd/resource";
+import { API_GROUPS, defineKind, type ConfigView, type Resource } from "../kind.js";
+import type { DelegatedPrefix } from "../runtime.js";
+import { t, type Infer } from "../schema.js";
+import { delegationFact, requestedLength, type DHCPv6PrefixDelegationSpec } from "./dhcpv6-prefix-delegation.js";
+import { deriveLanAddress, ipv6Formats, parseSubnetId, subnetCount } from "./ipv6-prefix.js";
+
+/** RFC 8415's "infinity" lifetime. */
+export const INFINITE_LIFETIME = 0xffffffff;
+
+export const ipv6DelegatedAddressSpec = t.object({
+  prefixDelegation: t.ref("DHCPv6PrefixDelegation").describe("the delegation to number from"),
+  interface: t.ref("Interface").describe("the LAN Interface that gets <prefix>:<subnetID>::<suffix>/64"),
+  subnetID: t.withDefault(ipv6Formats.subnetId().describe("which /64 of the delegated prefix (0 = the first)"), 0),
+  addressSuffix: t.withDefault(ipv6Formats.suffix().describe("the router's interface identifier in that /64"), "::1"),
+  announce: t.withDefault(t.bool().describe("an IPv6RouterAdvertisement on the interface announces this /64"), true),
+});
+
+export type IPv6DelegatedAddressSpec = Infer<typeof ipv6DelegatedAddressSpec>;
+
+export interface DelegatedLanAddress {
+  ifname: string;
+  address: string;
+  /** The /64's network address. */
+  network: string;
+  /** ISO times; absent when the lifetime is infinite. */
+  validUntil?: string;
+  preferredUntil?: string;
+}
+
+/** The address this resource wants now, or why there is none (no prefix, or it does not fit). */
+export function delegatedLanAddress(res: Resource<IPv6DelegatedAddressSpec>, view: ConfigView): { address?: DelegatedLanAddress; reason?: string; fact: ReturnType<typeof delegationFact> } {
+  const fact = delegationFact(view, res.spec.prefixDelegation);
+  if (fact.state !== "present") return { fact, reason: fact.state === "unknown" ? fact.reason : (fact.reason ?? "no delegated prefix") };
+  const p: DelegatedPrefix = fact.value;
+  const derived = deriveLanAddress({ prefix: p.prefix, length: p.prefixLength }, parseSubnetId(res.spec.subnetID), res.spec.addressSuffix);
+  if (!derived.ok) return { fact, reason: derived.reason };
+  const out: DelegatedLanAddress = { ifname: view.ifname(res.spec.interface), address: derived.address, network: derived.network };
+  // The address carries the lease's lifetimes: the kernel drops it (and dnsmasq stops announcing it) when
+  // the lease runs out, even if nobody renews or removes it.
+  if (p.validLifetime !== INFINITE_LIFETIME) {
+    const expires = Date.parse(p.expiresAt);
+    out.validUntil = new Date(expires).toISOString();
+    if (p.preferredLifetime !== INFINITE_LIFETIME) out.preferredUntil = new Date(expires - (p.validLifetime - p.preferredLifetime) * 1000).toISOString();
+  }
+  return { fact, address: out };
+}
+
+export const ipv6DelegatedAddressKind = defineKind<IPv6DelegatedAddressSpec>({
+  apiVersion: API_GROUPS.net,
+  kind: "IPv6DelegatedAddress",
+  description:
+    "A LAN /64 numbered from a delegated prefix (<prefix>:<subnetID>::<suffix>/64); it follows the lease and is removed when the prefix changes or is lost.",
+  class: "address",
+  contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["linux.ipv6.address"] },
+  supportsWhen: false,
+  spec: ipv6DelegatedAddressSpec,
+  check(res, ctx) {
+    const s = res.spec;
+    const pd = ctx.find<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation", s.prefixDelegation);
+    const length = pd ? requestedLength(pd.spec) : undefined;
+    const id = parseSubnetId(s.subnetID);
+    if (length !== undefined && id >= subnetCount(length)) {
+      ctx.error(["subnetID"], `subnet ID ${id} does not fit in the ${64 - length} bits a /${length} leaves for /64s (0-${subnetCount(length) - 1n})`);
+    }
+    if (pd && pd.spec.interface === s.interface) ctx.error(["interface"], "is the delegation's own WAN interface; delegated /64s belong on LAN interfaces");
+    for (const other of ctx.all<IPv6DelegatedAddressSpec>("IPv6DelegatedAddress")) {
+      if (other.index >= res.index || other.spec.prefixDelegation !== s.prefixDelegation) continue;
+      if (parseSubnetId(other.spec.subnetID) === id) ctx.error(["subnetID"], `/64 number ${id} of ${s.prefixDelegation} is already used by IPv6DelegatedAddress/${other.metadata.name}`);
+    }
+  },
+  holdsExisting(res, ctx) {
+    const fact = delegationFact(ctx, res.spec.prefixDelegation);
+    return fact.state === "unknown" ? `delegated prefix of ${res.spec.prefixDelegation} unknown (${fact.reason})` : undefined;
+  },
+  intents(res, ctx) {
+    const ifname = ctx.ifname(res.spec.interface);
+    // The link is observed whatever the lease: the plan shows where the address will go.
+    const out: ArtifactIntent[] = [{ kind: "linux.link", name: artifactNames.link(ifname), owner: res.owner, action: "observe", applyWith: "ip-batch", attributes: { ifname } }];
+    const { address: a } = delegatedLanAddress(res, ctx);
+    if (!a) return out;
+    out.push({
+      kind: "linux.ipv6.address",
+      name: artifactNames.ipv6Address(a.ifname, a.address, 64),
+      owner: res.owner,
+      action: "ensure",
+      applyWith: "ip-batch",
+      attributes: {
+        ifname: a.ifname,
+        address: a.address,
+        prefixLength: 64,
+        ...(a.validUntil ? { validUntil: a.validUntil } : {}),
+        ...(a.preferredUntil ? { preferredUntil: a.preferredUntil } : {}),
+      },
+    });
+    return out;
+  },
+});
