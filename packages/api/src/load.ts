@@ -2,6 +2,7 @@
 // field path. Invalid input yields no config, so nothing downstream can act on it.
 import { IntentConflictError, mergeIntents, ownerKey, stableJson, type ArtifactIntent } from "@routerd/resource";
 import { createRequire } from "node:module";
+import { fastParseYaml } from "./fast-yaml.js";
 import type { Node } from "yaml";
 
 // The yaml library is loaded on first use: a run that reuses a cached validation never pays for it.
@@ -43,7 +44,26 @@ const metadataSchema = t.object({
   labels: t.optional(t.map(t.string({ minLength: 1 }), t.string())),
 });
 
+type Locate = (path: Path, atKey?: boolean) => { line: number; col: number };
+
+/**
+ * Load and validate. The fast subset parser handles the usual config in milliseconds; when it cannot, or
+ * when there is anything to report (which needs exact positions), the yaml library does the whole job.
+ */
 export function loadConfig(text: string, file: string): LoadResult {
+  const fast = fastParseYaml(text);
+  if (fast) {
+    const locate: Locate = (path) => {
+      const item = path.length >= 3 && path[0] === "spec" && path[1] === "resources" ? ((fast.value as { spec?: { resources?: unknown[] } })?.spec?.resources?.[path[2] as number] as object | undefined) : undefined;
+      return (item && typeof item === "object" && fast.positions.get(item)) || { line: 1, col: 1 };
+    };
+    const result = validateData(fast.value, file, locate);
+    if (result.issues.length === 0) return result;
+  }
+  return loadWithPositions(text, file);
+}
+
+function loadWithPositions(text: string, file: string): LoadResult {
   const { LineCounter, isMap, isSeq, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
@@ -61,7 +81,7 @@ export function loadConfig(text: string, file: string): LoadResult {
   }
   if (issues.length) return { issues };
 
-  const locate = (path: Path, atKey = false) => {
+  const locate: Locate = (path, atKey = false) => {
     let node: unknown = doc.contents;
     let offset = (doc.contents as Node | null)?.range?.[0] ?? 0;
     for (let i = 0; i < path.length; i++) {
@@ -83,7 +103,11 @@ export function loadConfig(text: string, file: string): LoadResult {
     }
     return pos(offset);
   };
+  return validateData(doc.toJS({ maxAliasCount: 100 }), file, locate);
+}
 
+function validateData(data: unknown, file: string, locate: Locate): LoadResult {
+  const issues: ConfigIssue[] = [];
   const report = (severity: ConfigIssue["severity"], path: Path, message: string, opts: { hint?: string; resource?: string; fieldBase?: number; atKey?: boolean } = {}) => {
     const p = locate(path, opts.atKey);
     const field = formatPath(path.slice(opts.fieldBase ?? 0));
@@ -102,7 +126,6 @@ export function loadConfig(text: string, file: string): LoadResult {
     for (const i of list) report("error", i.path, i.message, { ...(i.hint ? { hint: i.hint } : {}), ...(resource ? { resource } : {}), ...(fieldBase !== undefined ? { fieldBase } : {}), ...(i.atKey ? { atKey: true } : {}) });
   };
 
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
   const top = topLevel(data);
   reportIssues(top.issues);
   if (!top.resources) return { issues: issues.sort((a, b) => a.line - b.line || a.column - b.column) };
