@@ -37,6 +37,7 @@ export interface EngineOptions {
 
 export interface PlanRun {
   desired: DesiredState;
+  statuses: Map<OwnerKey, ObjectStatus>;
   inventory: Inventory;
   plan: Plan;
 }
@@ -81,13 +82,14 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir));
   const desired = computeDesired({
     config,
-    when: whenState(statuses, opts.when),
+    // Only configs that use `when` pay for building the state map.
+    when: config.resources.some((r) => r.when) ? whenState(statuses, opts.when) : new Map(),
     ...(opts.selection ? { selection: opts.selection } : {}),
     runtime,
     stateDir: opts.host.stateDir,
   });
   const inventory = await observeFor(desired, session.ledger.list(), opts.host);
-  return { desired, inventory, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
+  return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
 }
 
 export interface ReconcileResult extends PlanRun {
@@ -160,7 +162,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     }
     // A no-op run writes nothing: the ledger and status files change only when something did.
     if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
-    const previous = readStatuses(session.stateDir);
+    const previous = run.statuses; // read at the start of this run, under the same lock
     const next = nextStatuses(run, results, previous);
     if (statusesChanged(previous, next)) writeStatuses(session.stateDir, next);
     const ok = results.every((r) => r.ok);
