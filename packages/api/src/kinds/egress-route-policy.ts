@@ -37,7 +37,7 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
   class: "policy-routing",
   contract: {
     type: "ArtifactKinds",
-    artifactKinds: ["nft.table", "linux.ipv4.fwmarkRule", "linux.ipv4.routeTable", "linux.ipv4.route"],
+    artifactKinds: ["nft.table", "linux.ipv4.fwmarkRule", "linux.ipv4.routeTable", "linux.ipv4.route", "linux.sysctl"],
   },
   supportsWhen: true,
   spec: egressRoutePolicySpec,
@@ -71,6 +71,8 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
     const first = Math.min(...res.spec.candidates.map((c) => c.priority)) - 1;
     const out: ArtifactIntent[] = [
       nftTableIntent("policy", res.owner),
+      // Replies from an uplink carry its mark; reverse-path filtering must look them up in its table.
+      { kind: "linux.sysctl", name: "net.ipv4.conf.all.src_valid_mark", owner: res.owner, action: "ensure", applyWith: "sysctl", attributes: { key: "net.ipv4.conf.all.src_valid_mark", value: "1" } },
       {
         kind: "linux.ipv4.fwmarkRule",
         name: artifactNames.fwmarkRule(first, FWMARK_MIN, 254),

@@ -27,10 +27,11 @@ export function renderPolicyTable(view: ConfigView, selection: EgressSelection):
       }
     }
   }
-  // Restore the connection's uplink on packets from inside only: a packet arriving on an uplink (a port
-  // forward, say) must be routed by the main table, not sent back out of the uplink it came from.
-  const uplinks = [...new Set(policies.flatMap((p) => p.spec.candidates.map((c) => view.ifname(c.interface))))];
-  if (policies.length) rules.push(join(ifnameMatch("iifname", uplinks, true), `ct mark ${range} meta mark set ct mark`));
+  // Every packet of a marked connection carries its uplink's mark, replies arriving on the uplink too: with
+  // src_valid_mark (set by EgressRoutePolicy) reverse-path filtering then checks them against that uplink's
+  // table. Traffic towards the LAN is still routed by the main table thanks to the policy's
+  // suppress_prefixlength rule, so a port forward's packets do not bounce back out of the uplink.
+  if (policies.length) rules.push(`ct mark ${range} meta mark set ct mark`);
   const sets = setDefs(view, policies.flatMap((p) => [p.spec.sourceSet, p.spec.destinationSet]));
   return renderTable(NFT_TABLES.policy.family, NFT_TABLES.policy.table, sets, [
     { name: "prerouting", hook: "type filter hook prerouting priority mangle; policy accept;", rules },
