@@ -16,6 +16,7 @@ async function withDaemon(v: Record<string, string | boolean | undefined>, io: I
     await fn(conn);
     return 0;
   } catch (err) {
+    if (err instanceof CommandFailed) return 1;
     const msg = err instanceof DaemonUnavailableError ? err.message : `${socket}: ${(err as Error).message}`;
     if (v.json) io.out(JSON.stringify({ error: { code: err instanceof DaemonUnavailableError ? err.code : "ERROR", socket, message: msg } }));
     else io.err(`routerctl: ${msg}`);
@@ -84,22 +85,41 @@ const events: Command = {
 
 const daemonCmd: Command = {
   name: "daemon",
-  summary: "one daemon's status: routerctl daemon NAME[/INSTANCE] status",
-  usage: "daemon NAME[/INSTANCE] status [--json] [--run-dir DIR]",
+  summary: "one daemon: its status, or run one of its commands (renew, release, reload, ...)",
+  usage: "daemon NAME[/INSTANCE] (status | command CMD [KEY=VALUE ...]) [--json] [--run-dir DIR]",
+  description: "Examples:\n  routerctl daemon healthcheck status\n  routerctl daemon dhcpv4-client/wan command renew\n  routerctl daemon dhcpv6-client/wan command release",
   options: COMMON,
   run(v, io, positionals) {
-    const [target, verb] = positionals;
-    if (!target || verb !== "status") {
-      io.err("usage: routerctl daemon NAME[/INSTANCE] status   (e.g. routerctl daemon healthcheck status)");
+    const [target, verb, name, ...rest] = positionals;
+    const usage = () => {
+      io.err("usage: routerctl daemon NAME[/INSTANCE] status | routerctl daemon NAME[/INSTANCE] command CMD [KEY=VALUE ...]");
       return Promise.resolve(1);
+    };
+    if (!target || (verb !== "status" && verb !== "command") || (verb === "command" && !name)) return usage();
+    const args: Record<string, string> = {};
+    for (const kv of rest) {
+      const i = kv.indexOf("=");
+      if (i <= 0) return usage();
+      args[kv.slice(0, i)] = kv.slice(i + 1);
     }
     const [daemon, instance] = target.split("/") as [string, string?];
     return withDaemon(v, io, daemon, instance ?? "default", async (c) => {
-      const s = await c.getStatus();
-      io.out(v.json ? JSON.stringify(statusToJson(s), null, 2) : statusToText(s));
+      if (verb === "status") {
+        const s = await c.getStatus();
+        io.out(v.json ? JSON.stringify(statusToJson(s), null, 2) : statusToText(s));
+        return;
+      }
+      const r = await c.command(name!, args);
+      const details = r.detailsJson ? (JSON.parse(r.detailsJson) as unknown) : undefined;
+      if (v.json) io.out(JSON.stringify({ ok: r.ok, message: r.message, ...(details !== undefined ? { details } : {}) }, null, 2));
+      else (r.ok ? io.out : io.err)(`${r.ok ? "ok" : "failed"}: ${r.message}`);
+      if (!r.ok) throw new CommandFailed(r.message);
     });
   },
 };
+
+/** A command the daemon refused: exit 1, the message was already printed. */
+class CommandFailed extends Error {}
 
 const SUMMARY = "routerctl: query routerd and its daemons over their Unix sockets (<run-dir>/<daemon>/<instance>.sock).";
 const io = { out: (s: string) => process.stdout.write(s + "\n"), err: (s: string) => process.stderr.write(s + "\n") };
