@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { connectDaemon, daemonSocketPath, type DaemonConnection, type Event, type ResourceState } from "@routerd/rpc";
 import { routerYaml, type ResourceDoc } from "../lib/config.js";
 import { Lab, nsExec, waitForExit } from "../dhcpv4-client/netns.js";
+import { until } from "../lib/serve.js";
+
+export { until };
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ROUTERD = join(ROOT, "apps/routerd/bin/routerd.js");
@@ -35,20 +38,6 @@ function newest(dir: string): number {
   return out;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 export interface Addr {
   local: string;

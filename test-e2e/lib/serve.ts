@@ -47,16 +47,18 @@ export function routerctl(ns: Netns, args: string[], runDir: string): { code: nu
   return { ...r, json };
 }
 
+/** Polls `fn` until it returns a value; the timeout error names what was awaited and the last error. */
 export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let last: unknown;
   for (;;) {
     try {
       const v = await fn();
       if (v !== undefined && v !== false) return v as T;
-    } catch {
-      /* not yet */
+    } catch (err) {
+      last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -16,6 +16,9 @@ import { Kea, type KeaSettings } from "../../dhcpv6-client/support/kea.js";
 import { Lab, sh, terminate } from "../../dhcpv6-client/support/lab.js";
 import { res, routerYaml, type ResourceDoc } from "../../lib/config.js";
 import { ROUTERD } from "../../lib/netns.js";
+import { until } from "../../lib/serve.js";
+
+export { until };
 
 export const ISP_HOST = "2001:db8:1::1";
 export const POOLS = ["2001:db8:1000::", "2001:db8:2000::"];
@@ -37,20 +40,6 @@ export interface Addr {
   deprecated: boolean;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ""}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 export class Ipv6Lan {
   readonly lab = new Lab("v6lan");
