@@ -8,7 +8,7 @@
 export interface FastParse {
   value: unknown;
   /** 1-based line and column where each block sequence item that is a collection starts (as the yaml library reports it). */
-  positions: WeakMap<object, { line: number; col: number }>;
+  positions: Map<object, { line: number; col: number }>;
 }
 
 class Unsupported extends Error {}
@@ -17,7 +17,11 @@ interface Line {
   indent: number;
   text: string; // without indentation and trailing comment
   no: number;
+  /** splitKey(text), computed on first use (null: not a mapping entry). */
+  kv?: [string, string] | null;
 }
+
+const keyOf = (line: Line): [string, string] | undefined => (line.kv === undefined ? (line.kv = splitKey(line.text) ?? null) : line.kv) ?? undefined;
 
 const INT = /^[-+]?[0-9]+$/;
 const HEX = /^0x[0-9a-fA-F]+$/;
@@ -25,19 +29,28 @@ const OCT = /^0o[0-7]+$/;
 const FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 
 function plainScalar(s: string): unknown {
+  const c = s.charCodeAt(0);
+  // Most scalars are names and addresses: decide by the first character before trying any pattern.
+  const maybeNumber = (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46; // 0-9 + - .
+  const maybeKeyword = c === 126 || c === 110 || c === 78 || c === 116 || c === 84 || c === 102 || c === 70; // ~ n N t T f F
+  if (!maybeNumber && !maybeKeyword && !INDICATOR.test(s)) return s === "" ? null : s;
   if (s === "" || s === "~" || s === "null" || s === "Null" || s === "NULL") return null;
   if (s === "true" || s === "True" || s === "TRUE") return true;
   if (s === "false" || s === "False" || s === "FALSE") return false;
-  if (INT.test(s)) return Number.parseInt(s, 10);
-  if (HEX.test(s)) return Number.parseInt(s.slice(2), 16);
-  if (OCT.test(s)) return Number.parseInt(s.slice(2), 8);
-  if (FLOAT.test(s)) return Number.parseFloat(s);
-  if (/^[-+]?\.(inf|Inf|INF)$/.test(s)) return s.startsWith("-") ? -Infinity : Infinity;
-  if (/^\.(nan|NaN|NAN)$/.test(s)) return Number.NaN;
+  if (maybeNumber) {
+    if (INT.test(s)) return Number.parseInt(s, 10);
+    if (HEX.test(s)) return Number.parseInt(s.slice(2), 16);
+    if (OCT.test(s)) return Number.parseInt(s.slice(2), 8);
+    if (FLOAT.test(s)) return Number.parseFloat(s);
+    if (/^[-+]?\.(inf|Inf|INF)$/.test(s)) return s.startsWith("-") ? -Infinity : Infinity;
+    if (/^\.(nan|NaN|NAN)$/.test(s)) return Number.NaN;
+  }
   // Indicators that start something this parser does not handle.
-  if (/^[&*!|>%@`?]/.test(s) || s.startsWith("- ") || s === "-") throw new Unsupported();
+  if (INDICATOR.test(s) || s.startsWith("- ") || s === "-") throw new Unsupported();
   return s;
 }
+
+const INDICATOR = /^[&*!|>%@`?]/;
 
 /** Strips a trailing comment (" #") outside quotes and flow-collection strings. */
 function stripComment(s: string): string {
@@ -182,7 +195,7 @@ function splitKey(text: string): [string, string] | undefined {
 
 class BlockParser {
   private pos = 0;
-  readonly positions = new WeakMap<object, { line: number; col: number }>();
+  readonly positions = new Map<object, { line: number; col: number }>();
   constructor(private readonly lines: Line[]) {}
 
   parseDocument(): unknown {
@@ -196,7 +209,7 @@ class BlockParser {
     const first = this.lines[this.pos]!;
     if (first.indent !== indent) throw new Unsupported();
     if (first.text === "-" || first.text.startsWith("- ")) return this.sequence(indent);
-    if (splitKey(first.text)) return this.mapping(indent);
+    if (keyOf(first)) return this.mapping(indent);
     this.pos++;
     return inline(first.text);
   }
@@ -219,7 +232,7 @@ class BlockParser {
       const line = this.lines[this.pos]!;
       if (line.indent < indent) break;
       if (line.indent > indent) throw new Unsupported();
-      const kv = splitKey(line.text);
+      const kv = keyOf(line);
       if (!kv) break;
       const [key, rest] = kv;
       if (Object.hasOwn(out, key)) throw new Unsupported(); // duplicate keys: let the full parser report them
@@ -236,9 +249,10 @@ class BlockParser {
       if (line.indent !== indent || !(line.text === "-" || line.text.startsWith("- "))) break;
       const rest = line.text === "-" ? "" : line.text.slice(2).trimStart();
       const itemIndent = indent + (line.text.length - rest.length);
-      if (rest !== "" && splitKey(rest)) {
+      const item: Line = { indent: itemIndent, text: rest, no: line.no };
+      if (rest !== "" && keyOf(item)) {
         // "- key: value" starts a mapping whose further keys sit at itemIndent.
-        this.lines[this.pos] = { indent: itemIndent, text: rest, no: line.no };
+        this.lines[this.pos] = item;
         const m = this.mapping(itemIndent);
         this.positions.set(m, { line: line.no, col: itemIndent + 1 });
         out.push(m);
@@ -262,19 +276,28 @@ export function fastParseYaml(text: string): FastParse | undefined {
     const raw = text.split("\n");
     let started = false;
     for (let n = 0; n < raw.length; n++) {
-      const l = raw[n]!.replace(/\r$/, "");
-      if (/\t/.test(l.match(/^\s*/)![0])) throw new Unsupported();
-      const body = l.trimStart();
-      if (body === "" || body.startsWith("#")) continue;
-      if (body === "---" && !started) {
-        started = true;
-        continue;
+      let l = raw[n]!;
+      if (l.charCodeAt(l.length - 1) === 13) l = l.slice(0, -1); // CRLF
+      let indent = 0;
+      while (l.charCodeAt(indent) === 32) indent++;
+      if (l.charCodeAt(indent) === 9) throw new Unsupported(); // a tab in the indentation
+      if (indent === l.length) continue;
+      const body = indent ? l.slice(indent) : l;
+      const c = body.charCodeAt(0);
+      if (c === 35) continue; // "#"
+      if (c === 45 || c === 46 || c === 37) {
+        // "-", ".", "%": document markers and directives
+        if (body === "---" && !started) {
+          started = true;
+          continue;
+        }
+        if (body.startsWith("---") || body.startsWith("...") || c === 37) throw new Unsupported();
       }
-      if (body.startsWith("---") || body.startsWith("...") || body.startsWith("%")) throw new Unsupported();
       started = true;
-      const t = stripComment(body);
+      const t = body.includes("#") || body.includes('"') || body.includes("'") ? stripComment(body) : body.trimEnd();
       if (t === "") continue;
-      lines.push({ indent: l.length - body.length, text: t, no: n + 1 });
+      if (/^\s/.test(t)) throw new Unsupported(); // other whitespace in the indentation
+      lines.push({ indent, text: t, no: n + 1 });
     }
     const parser = new BlockParser(lines);
     return { value: parser.parseDocument(), positions: parser.positions };

@@ -10,7 +10,7 @@ type YamlModule = typeof import("yaml");
 let yamlModule: YamlModule | undefined;
 const yaml = (): YamlModule => (yamlModule ??= createRequire(import.meta.url)("yaml") as YamlModule);
 import { makeConfigView } from "./config-view.js";
-import { API_GROUPS, type ApiVersion, type Resource, type RouterConfig } from "./kind.js";
+import { API_GROUPS, type ApiVersion, type CheckContext, type Resource, type RouterConfig } from "./kind.js";
 import { KINDS, kindDefinition } from "./kinds/index.js";
 import { NAME_PATTERN, kindPhrase, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
 import { whenReferences, whenSchema, type WhenPredicate } from "./when.js";
@@ -153,7 +153,9 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
       return;
     }
     const p = locate(base);
-    resources.push({ ...r.resource, index, position: { file, line: p.line, column: p.col } });
+    r.resource.index = index;
+    r.resource.position = { file, line: p.line, column: p.col };
+    resources.push(r.resource);
   });
 
   // References between resources.
@@ -191,26 +193,37 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
   const config: RouterConfig = { file, name: top.name!, resources };
   const view = makeConfigView(config);
   const sound = resources.filter((r) => !broken.has(r.index));
+  // One check context for all resources (checks report synchronously, about the resource being checked).
+  let checking = sound[0]!;
+  const at = (path: Path): Path => ["spec", "resources", checking.index, "spec", ...path];
+  const checkOpts = (hint?: string) => ({ resource: `${checking.kind}/${checking.metadata.name}`, fieldBase: 3, ...(hint ? { hint } : {}) });
+  const checkContext: CheckContext = {
+    ...view,
+    error: (path, message, hint) => report("error", at(path), message, checkOpts(hint)),
+    warn: (path, message, hint) => report("warning", at(path), message, checkOpts(hint)),
+  };
   for (const r of sound) {
-    const def = kindDefinition(r.kind)!;
-    const base: Path = ["spec", "resources", r.index, "spec"];
-    const id = `${r.kind}/${r.metadata.name}`;
-    def.check?.(r, {
-      ...view,
-      error: (path, message, hint) => report("error", [...base, ...path], message, { resource: id, fieldBase: 3, ...(hint ? { hint } : {}) }),
-      warn: (path, message, hint) => report("warning", [...base, ...path], message, { resource: id, fieldBase: 3, ...(hint ? { hint } : {}) }),
-    });
+    const check = kindDefinition(r.kind)!.check;
+    if (!check) continue;
+    checking = r;
+    check(r, checkContext);
   }
 
   {
     // Two resources wanting the same artifact differently (e.g. one sysctl key, two values).
     // Merged per artifact, so that every conflict is reported, not only the first.
-    const byArtifact = new Map<string, ArtifactIntent[]>();
-    for (const i of sound.flatMap((r) => kindDefinition(r.kind)!.intents(r, view))) {
-      const key = `${i.kind}/${i.name}`;
-      byArtifact.set(key, [...(byArtifact.get(key) ?? []), i]);
+    // Only artifacts wanted by more than one intent can conflict, so only those are grouped.
+    const first = new Map<string, ArtifactIntent>();
+    const shared = new Map<string, ArtifactIntent[]>();
+    for (const r of sound) {
+      for (const i of kindDefinition(r.kind)!.intents(r, view)) {
+        const key = `${i.kind}/${i.name}`;
+        const prev = first.get(key);
+        if (!prev) first.set(key, i);
+        else (shared.get(key) ?? shared.set(key, [prev]).get(key)!).push(i);
+      }
     }
-    for (const group of byArtifact.values()) {
+    for (const group of shared.values()) {
       try {
         mergeIntents(group, (kind, a, b) => (kind === "nft.table" || stableJson(a) === stableJson(b) ? a : undefined));
       } catch (err) {
@@ -241,7 +254,8 @@ function topLevel(data: unknown): { issues: Issue[]; name?: string; resources?: 
 
 interface ParsedResource {
   id?: string;
-  resource?: Omit<Resource, "index" | "position">;
+  /** index and position are filled in by the caller. */
+  resource?: Resource;
   refs: Resource["refs"];
   issues: Issue[];
 }
@@ -305,6 +319,8 @@ function parseResource(raw: unknown, base: Path): ParsedResource {
       ...(when ? { when } : {}),
       owner: ownerKey(def.apiVersion, def.kind, metadata.name),
       refs,
+      index: -1,
+      position: { file: "", line: 0, column: 0 },
     },
   };
 }

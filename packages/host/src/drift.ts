@@ -10,12 +10,23 @@ export interface Difference {
 
 type Comparator = (desired: Attributes, observed: Attributes, recorded?: Attributes) => Difference[];
 
+/** Equal as JSON; scalars (nearly every attribute) are compared without serialising. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return stableJson(a) === stableJson(b);
+}
+
 const compareKeys =
   (...ignored: string[]): Comparator =>
-  (desired, observed) =>
-    Object.keys(desired)
-      .filter((k) => !ignored.includes(k) && stableJson(desired[k]) !== stableJson(observed[k]))
-      .map((field) => ({ field, desired: desired[field], observed: observed[field] }));
+  (desired, observed) => {
+    const out: Difference[] = [];
+    for (const field in desired) {
+      if (ignored.includes(field) || sameValue(desired[field], observed[field])) continue;
+      out.push({ field, desired: desired[field], observed: observed[field] });
+    }
+    return out;
+  };
 
 /** Lifetimes count down on the host: an absolute time within this much of the desired one is the same. */
 export const LIFETIME_TOLERANCE_MS = 5000;

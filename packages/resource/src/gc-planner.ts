@@ -1,6 +1,6 @@
 // The GC planner: a pure function of (effective desired set, ledger, object status, host inventory).
 // It decides what routerd may remove, forget or tear down, and why. It never touches the host.
-import { artifactId, type ArtifactKind, type Attributes, type DesiredArtifact, type OwnerKey } from "./artifact.js";
+import { artifactId, compareText, sortedBy, type ArtifactKind, type Attributes, type DesiredArtifact, type OwnerKey } from "./artifact.js";
 import { observe, type Inventory, type ObservedArtifact } from "./inventory.js";
 import type { LedgerEntry } from "./ledger.js";
 import type { LifecycleContract } from "./lifecycle.js";
@@ -85,7 +85,7 @@ export function findLookAlikes(
       if (spec.inRouterdNamespace(item.name) && !known.has(artifactId(item))) out.push(item);
     }
   }
-  return out.sort((a, b) => artifactId(a).localeCompare(artifactId(b)));
+  return sortedBy(out, artifactId);
 }
 
 export function planGc(input: GcInput): GcPlan {
@@ -189,7 +189,7 @@ export function planGc(input: GcInput): GcPlan {
     }
   }
 
-  removals.sort((a, b) => input.teardown.get(a.kind).order - input.teardown.get(b.kind).order || a.name.localeCompare(b.name));
+  removals.sort((a, b) => input.teardown.get(a.kind).order - input.teardown.get(b.kind).order || compareText(a.name, b.name));
   const body: GcAction[] = [...teardowns.values(), ...removals, ...forgets, ...deletes];
   if (body.length === 0) return plan;
   const counts: Record<string, number> = {};

@@ -2,11 +2,13 @@ export {
   ARTIFACT_KINDS,
   IntentConflictError,
   artifactId,
+  compareText,
   isArtifactKind,
   mergeIntents,
   ownerKey,
   parseOwnerKey,
   sameAttributes,
+  sortedBy,
   stableJson,
   type ArtifactIntent,
   type ArtifactKind,
@@ -41,3 +43,4 @@ export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type Objec
 export { findLookAlikes, findOrphans, planGc, type GcAction, type GcInput, type GcPlan, type GcSkip, type Orphan } from "./gc-planner.js";
 export { RouterdError, formatLocated, type ErrorLocation } from "./errors.js";
 export { MAIN_TABLE, artifactNames, parseFileBlockName, parseFwmarkRuleName, parseRouteName } from "./artifact-names.js";
+export { traceStage } from "./trace.js";

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { FileLock, writeFileAtomic } from "./atomic-file.js";
+import { jsonOneItemPerLine } from "./json-document.js";
 import { Ledger } from "./ledger.js";
 
 export const LEDGER_FILE = "artifacts.json";
@@ -21,7 +22,8 @@ export function readLedger(stateDir: string): Ledger {
 
 export function writeLedger(stateDir: string, ledger: Ledger): void {
   ledger.generation += 1;
-  writeFileAtomic(ledgerPath(stateDir), JSON.stringify(ledger.toDocument(), null, 2) + "\n", 0o600);
+  const { entries, ...head } = ledger.toDocument();
+  writeFileAtomic(ledgerPath(stateDir), jsonOneItemPerLine(head, "entries", entries), 0o600);
 }
 
 /** Copies the current ledger to backups/artifacts-<timestamp>.json and prunes old backups. */

@@ -1,8 +1,9 @@
 // Object status: per resource, what routerd last did for it. Kept at <state-dir>/status.json.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ArtifactKind, OwnerKey } from "./artifact.js";
+import { sortedBy, type ArtifactKind, type OwnerKey } from "./artifact.js";
 import { writeFileAtomic } from "./atomic-file.js";
+import { jsonOneItemPerLine } from "./json-document.js";
 import type { LifecycleContract, ResourceClass } from "./lifecycle.js";
 
 export type Phase = "Ready" | "Pending" | "Failed" | "Unknown";
@@ -45,6 +46,6 @@ export function readStatuses(stateDir: string): Map<OwnerKey, ObjectStatus> {
 }
 
 export function writeStatuses(stateDir: string, statuses: Map<OwnerKey, ObjectStatus>): void {
-  const list = [...statuses.values()].sort((a, b) => a.owner.localeCompare(b.owner));
-  writeFileAtomic(join(stateDir, STATUS_FILE), JSON.stringify({ version: 1, statuses: list }, null, 2) + "\n", 0o600);
+  const list = sortedBy([...statuses.values()], (s) => s.owner);
+  writeFileAtomic(join(stateDir, STATUS_FILE), jsonOneItemPerLine({ version: 1 }, "statuses", list), 0o600);
 }

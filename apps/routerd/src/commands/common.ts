@@ -1,5 +1,5 @@
 import { systemRunner, type HostContext } from "@routerd/host";
-import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError } from "@routerd/resource";
+import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError, traceStage } from "@routerd/resource";
 import type { RouterConfig } from "@routerd/api";
 import type { Io, OptionSpec } from "@routerd/cli";
 import { readFileSync } from "node:fs";
@@ -29,13 +29,16 @@ export function loadConfigOrExit(v: Record<string, string | boolean | undefined>
       text = undefined;
     }
     const hit = text === undefined ? undefined : readCachedConfig(stateDir, path, text);
+    traceStage("config cache read");
     if (hit?.config) {
       for (const i of hit.issues) io.err(formatIssue(i));
       return hit.config;
     }
   }
   const result = loadOrReport(path, io, false);
+  traceStage("config parsed and validated");
   if (cache === "write" && result.config && path && text !== undefined) writeCachedConfig(stateDir, path, text, result.config, result.issues);
+  traceStage("config cache written");
   return result.config;
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from "@routerd/cli";
+import { traceStage } from "@routerd/resource";
 import { planOnly, reconcileOnce } from "../core/engine.js";
 import { planToJson, planToText, resultsToText } from "../core/format.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
@@ -41,6 +42,7 @@ export const reconcileCommand: Command = {
         io.out(planToText(r.plan));
         io.out(resultsToText(r.results));
       }
+      traceStage("report printed");
       return r.ok ? 0 : 1;
     } catch (err) {
       return reportError(err, io, Boolean(v.json));

@@ -8,6 +8,7 @@ import {
   LedgerSession,
   artifactId,
   backupLedger,
+  traceStage,
   observe,
   parseOwnerKey,
   sameAttributes,
@@ -52,7 +53,7 @@ function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>, extra?: WhenSt
   return out;
 }
 
-export async function observeFor(desired: DesiredState, ledgerEntries: { kind: ArtifactKind; name: string }[], host: HostContext): Promise<Inventory> {
+export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext): Promise<Inventory> {
   const kinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
   const hints = new Map<ArtifactKind, Set<string>>();
   const add = (kind: ArtifactKind, name: string) => {
@@ -79,7 +80,9 @@ export async function planOnly(config: RouterConfig, opts: EngineOptions, stateD
 
 async function planWith(config: RouterConfig, opts: EngineOptions, session: LedgerSession): Promise<PlanRun> {
   const statuses = readStatuses(session.stateDir);
+  traceStage("ledger and status read");
   const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir));
+  traceStage("runtime facts read");
   const desired = computeDesired({
     config,
     // Only configs that use `when` pay for building the state map.
@@ -88,7 +91,9 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     runtime,
     stateDir: opts.host.stateDir,
   });
-  const inventory = await observeFor(desired, session.ledger.list(), opts.host);
+  traceStage("desired state computed");
+  const inventory = await observeFor(desired, session.ledger.values(), opts.host);
+  traceStage("host observed");
   return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
 }
 
@@ -112,11 +117,14 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
 
     // Write-ahead: every artifact about to be created is recorded as pending before the host changes.
     const creates = p.steps.filter((s) => observe(run.inventory, s.kind, s.name).state === "absent");
+    const now = new Date();
     for (const s of creates) {
       const d = byId.get(artifactId(s))!;
-      if (!ledger.get(s.kind, s.name)) ledger.record({ kind: s.kind, name: s.name, owners: d.owners, ownership: "created", state: "pending", attributes: recordableAttributes(d) });
+      if (!ledger.get(s.kind, s.name)) ledger.record({ kind: s.kind, name: s.name, owners: d.owners, ownership: "created", state: "pending", attributes: recordableAttributes(d), now });
     }
+    traceStage("planned");
     if (creates.length) session.save();
+    traceStage("write-ahead ledger saved");
 
     const gcRemovals = p.gc.actions.flatMap((a) =>
       a.type === "removeArtifact"
@@ -133,8 +141,10 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
       ...(opts.daemons ? { daemons: opts.daemons } : {}),
     });
 
+    traceStage("applied");
     // Verify by re-observing (only when something was applied); record only what the host confirms.
-    const verified = results.length ? await observeFor(desired, ledger.list(), opts.host) : run.inventory;
+    const verified = results.length ? await observeFor(desired, ledger.values(), opts.host) : run.inventory;
+    traceStage("verified");
     for (const d of desired.desired) {
       if (d.action !== "ensure") continue;
       const entry = ledger.get(d.kind, d.name);
@@ -143,7 +153,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
         if (entry) {
           const attributes = { ...recordableAttributes(d), ...(d.kind === "nft.table" ? { hostDigest: seen.artifact.attributes.hostDigest } : {}) };
           const same = entry.state === "present" && sameAttributes(entry.attributes, attributes) && entry.owners.join("\n") === d.owners.join("\n");
-          if (!same) ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes });
+          if (!same) ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes, now });
         }
       } else if (seen.state === "absent" && entry?.state === "pending") {
         ledger.forget(d.kind, d.name);
@@ -162,9 +172,11 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     }
     // A no-op run writes nothing: the ledger and status files change only when something did.
     if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
+    traceStage("ledger saved");
     const previous = run.statuses; // read at the start of this run, under the same lock
     const next = nextStatuses(run, results, previous);
     if (statusesChanged(previous, next)) writeStatuses(session.stateDir, next);
+    traceStage("status saved");
     const ok = results.every((r) => r.ok);
     return { ...run, results, verified, ok, changed: hasChanges(p) };
   } finally {

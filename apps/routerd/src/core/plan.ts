@@ -15,6 +15,7 @@ import {
   type GcPlan,
   type Inventory,
   type Ledger,
+  type LedgerEntry,
   type ObjectStatus,
   type OwnerKey,
 } from "@routerd/resource";
@@ -75,14 +76,20 @@ const resourceId = (owner: OwnerKey) => {
   return `${p.kind}/${p.name}`;
 };
 
-function classify(d: DesiredArtifact, input: PlanInput): { change: Change; differences?: Difference[]; observed?: Attributes; reason?: string } {
-  const o = observe(input.inventory, d.kind, d.name);
+interface Classified {
+  change: Change;
+  differences?: Difference[];
+  observed?: Attributes;
+  reason?: string;
+}
+
+function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory: Inventory): Classified {
+  const o = observe(inventory, d.kind, d.name);
   if (o.state === "unknown") return { change: "unknown", reason: o.reason };
   if (d.action === "observe") {
     return o.state === "present" ? { change: "unchanged", observed: o.artifact.attributes } : { change: "unchanged", reason: "observed only, not present" };
   }
   if (o.state === "absent") return { change: "create" };
-  const entry = input.ledger.get(d.kind, d.name);
   const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
   return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
 }
@@ -90,7 +97,6 @@ function classify(d: DesiredArtifact, input: PlanInput): { change: Change; diffe
 export function plan(input: PlanInput): Plan {
   const { view, intents } = input.desired;
   const desired = input.desired.desired;
-  const byId = new Map(desired.map((d) => [artifactId(d), d]));
   const result: Plan = {
     resources: [],
     orphans: [],
@@ -102,17 +108,18 @@ export function plan(input: PlanInput): Plan {
     summary: { create: 0, update: 0, unchanged: 0, delete: 0, unknown: 0, orphans: 0, adoptionCandidates: 0 },
   };
 
-  const seen = new Map<string, ReturnType<typeof classify>>();
+  // Per artifact id: the desired artifact, its ledger entry and what the plan decided (looked up once).
+  const seen = new Map<string, { d: DesiredArtifact; entry: LedgerEntry | undefined; c: Classified }>();
   for (const d of desired) {
-    let c = classify(d, input);
+    const entry = input.ledger.get(d.kind, d.name);
+    let c = classify(d, entry, input.inventory);
     // An owner whose daemon state is unknown keeps what exists as it is, also in a file it shares with others
     // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq).
-    const heldBy = c.change === "update" ? d.owners.find((o) => input.desired.held.has(o)) : undefined;
+    const heldBy = c.change === "update" && input.desired.held.size ? d.owners.find((o) => input.desired.held.has(o)) : undefined;
     if (heldBy) c = { change: "unchanged", reason: `kept as it is: ${input.desired.held.get(heldBy)}` };
-    seen.set(artifactId(d), c);
+    seen.set(artifactId(d), { d, entry, c });
     result.summary[c.change === "delete" ? "delete" : c.change] += 1;
     if (c.change === "create" || c.change === "update") result.steps.push({ op: "ensure", kind: d.kind, name: d.name, attributes: d.attributes });
-    const entry = input.ledger.get(d.kind, d.name);
     if (d.action === "ensure" && c.observed && !entry) {
       result.adoptionCandidates.push({
         kind: d.kind,
@@ -131,19 +138,12 @@ export function plan(input: PlanInput): Plan {
     owner: r.owner,
     state,
     artifacts: (intents.get(r) ?? []).map((i) => {
-      const d = byId.get(artifactId(i))!;
-      const c = seen.get(artifactId(i))!;
-      const entry = input.ledger.get(i.kind, i.name);
-      return {
-        kind: i.kind,
-        name: i.name,
-        owner: i.owner,
-        action: d.action,
-        change: c.change,
-        ...(entry ? { ownership: entry.ownership } : {}),
-        ...(c.differences?.length ? { differences: c.differences } : {}),
-        ...(c.reason ? { reason: c.reason } : {}),
-      };
+      const { d, entry, c } = seen.get(artifactId(i))!;
+      const a: PlannedArtifact = { kind: i.kind, name: i.name, owner: i.owner, action: d.action, change: c.change };
+      if (entry) a.ownership = entry.ownership;
+      if (c.differences?.length) a.differences = c.differences;
+      if (c.reason) a.reason = c.reason;
+      return a;
     }),
   });
   result.resources.push(...view.active.map((r) => planned(r, "active")));

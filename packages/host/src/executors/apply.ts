@@ -93,12 +93,27 @@ function linesFor(step: Step, req: ApplyRequest): string[] {
   return builder ? builder[step.op](step.attributes) : [];
 }
 
+const phaseOf = (s: Step) => (s.op === "ensure" ? ENSURE : REMOVE)[s.kind];
+
+/**
+ * Writing nft tables depends on nothing else in the run (rules match interfaces by name, so links need not
+ * exist yet), so they are written while `ip -batch` works: the two engines overlap instead of queueing.
+ */
+const runsAlongside = (s: Step) => s.op === "ensure" && s.kind === "nft.table";
+
 export async function apply(ctx: HostContext, req: ApplyRequest): Promise<StepResult[]> {
-  const phaseOf = (s: Step) => (s.op === "ensure" ? ENSURE : REMOVE)[s.kind];
+  const unsupported: StepResult[] = req.steps.filter((s) => !phaseOf(s)).map((s) => ({ op: s.op, kind: s.kind, name: s.name, ok: false, error: `no ${s.op} executor for ${s.kind}` }));
+  const supported = req.steps.filter((s) => phaseOf(s));
+  const [main, alongside] = await Promise.all([
+    applyInOrder(ctx, req, supported.filter((s) => !runsAlongside(s))),
+    applyInOrder(ctx, req, supported.filter(runsAlongside)),
+  ]);
+  return [...unsupported, ...main, ...alongside];
+}
+
+async function applyInOrder(ctx: HostContext, req: ApplyRequest, input: Step[]): Promise<StepResult[]> {
   const results: StepResult[] = [];
-  const unsupported = req.steps.filter((s) => !phaseOf(s));
-  for (const s of unsupported) results.push({ op: s.op, kind: s.kind, name: s.name, ok: false, error: `no ${s.op} executor for ${s.kind}` });
-  const steps = req.steps.filter((s) => phaseOf(s)).sort((a, b) => phaseOf(a)!.order - phaseOf(b)!.order);
+  const steps = [...input].sort((a, b) => phaseOf(a)!.order - phaseOf(b)!.order);
 
   let i = 0;
   while (i < steps.length) {
@@ -124,7 +139,7 @@ export async function apply(ctx: HostContext, req: ApplyRequest): Promise<StepRe
     }
     const failed = lines.length ? failedBatchLines((await ctx.runner.run("ip", ["-force", "-batch", "-"], { input: lines.join("\n") + "\n" })).stderr) : new Map<number, string>();
     for (const b of batch) {
-      const errors = [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`);
+      const errors = failed.size ? [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`) : [];
       results.push({ op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) });
     }
   }
