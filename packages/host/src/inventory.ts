@@ -12,25 +12,29 @@ export type NameHints = ReadonlyMap<ArtifactKind, ReadonlySet<string>>;
 interface Source {
   kinds: readonly ArtifactKind[];
   observe(ctx: HostContext, names: NameHints): Promise<ObservedArtifact[]>;
+  /** Reads everything of its kinds whatever the hints: may be started early (see prefetchInventory). */
+  bulk?: true;
 }
 
 const names = (hints: NameHints, kind: ArtifactKind) => hints.get(kind) ?? new Set<string>();
 
 const SOURCES: readonly Source[] = [
-  { kinds: ["linux.link"], observe: (ctx) => observeLinks(ctx) },
-  { kinds: ["linux.ipv4.address"], observe: (ctx) => observeAddresses(ctx, "inet") },
-  { kinds: ["linux.ipv6.address"], observe: (ctx) => observeAddresses(ctx, "inet6") },
+  { kinds: ["linux.link"], bulk: true, observe: (ctx) => observeLinks(ctx) },
+  { kinds: ["linux.ipv4.address"], bulk: true, observe: (ctx) => observeAddresses(ctx, "inet") },
+  { kinds: ["linux.ipv6.address"], bulk: true, observe: (ctx) => observeAddresses(ctx, "inet6") },
   {
     kinds: ["linux.ipv4.route", "linux.ipv4.routeTable"],
+    bulk: true,
     observe: async (ctx) => {
       const routes = await observeRoutes(ctx);
       return [...routes, ...routeTablesFrom(routes)];
     },
   },
-  { kinds: ["linux.ipv6.route"], observe: (ctx) => observeRoutes6(ctx) },
-  { kinds: ["linux.ipv4.fwmarkRule"], observe: (ctx) => observeFwmarkRules(ctx) },
+  { kinds: ["linux.ipv6.route"], bulk: true, observe: (ctx) => observeRoutes6(ctx) },
+  { kinds: ["linux.ipv4.fwmarkRule"], bulk: true, observe: (ctx) => observeFwmarkRules(ctx) },
   {
     kinds: ["nft.table", "nft.set"],
+    bulk: true,
     observe: async (ctx) => {
       const o = await observeNft(ctx.runner);
       return [...o.tables, ...o.sets];
@@ -48,14 +52,34 @@ export function observableKinds(): ArtifactKind[] {
   return SOURCES.flatMap((s) => s.kinds);
 }
 
-export async function observeInventory(ctx: HostContext, kinds: Iterable<ArtifactKind>, hints: NameHints): Promise<Inventory> {
+/** Observations already under way, started by prefetchInventory. */
+export type InventoryPrefetch = ReadonlyMap<Source, Promise<ObservedArtifact[]>>;
+
+/**
+ * Starts the bulk sources for these kinds now, so the commands (`ip -j route` of 10,000 routes, `nft -j`)
+ * run while the caller computes its desired state. Call it only where a later observation would see the
+ * same host (routerd holds the state-dir lock). Failures surface when observeInventory awaits them.
+ */
+export function prefetchInventory(ctx: HostContext, kinds: Iterable<ArtifactKind>): InventoryPrefetch {
+  const wanted = new Set(kinds);
+  const started = new Map<Source, Promise<ObservedArtifact[]>>();
+  for (const source of SOURCES) {
+    if (!source.bulk || !source.kinds.some((k) => wanted.has(k))) continue;
+    const p = source.observe(ctx, new Map());
+    p.catch(() => undefined); // not an unhandled rejection if nobody asks for it after all
+    started.set(source, p);
+  }
+  return started;
+}
+
+export async function observeInventory(ctx: HostContext, kinds: Iterable<ArtifactKind>, hints: NameHints, prefetch?: InventoryPrefetch): Promise<Inventory> {
   const wanted = new Set(kinds);
   const inventory: Inventory = new Map();
   await Promise.all(
     SOURCES.filter((s) => s.kinds.some((k) => wanted.has(k))).map(async (source) => {
       try {
-        const items = await source.observe(ctx, hints);
-        for (const kind of source.kinds) inventory.set(kind, knownKind(items.filter((i) => i.kind === kind)));
+        const items = await (prefetch?.get(source) ?? source.observe(ctx, hints));
+        for (const kind of source.kinds) inventory.set(kind, knownKind(source.kinds.length === 1 ? items : items.filter((i) => i.kind === kind)));
       } catch (err) {
         const reason = (err as Error).message.split("\n")[0] ?? "observer failed";
         for (const kind of source.kinds) inventory.set(kind, unknownKind(reason));

@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, type RouterConfig, type WhenState } from "@routerd/api";
-import { apply, observeInventory, type DaemonPort, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection } from "@routerd/render";
 import {
@@ -53,7 +53,7 @@ function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>, extra?: WhenSt
   return out;
 }
 
-export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext): Promise<Inventory> {
+export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext, prefetch?: InventoryPrefetch): Promise<Inventory> {
   const kinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
   const hints = new Map<ArtifactKind, Set<string>>();
   const add = (kind: ArtifactKind, name: string) => {
@@ -65,7 +65,7 @@ export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<
   for (const d of desired.desired) add(d.kind, d.name);
   for (const e of ledgerEntries) add(e.kind, e.name);
   if (kinds.has("linux.ipv4.routeTable")) kinds.add("linux.ipv4.route");
-  return observeInventory(host, kinds, hints as NameHints);
+  return observeInventory(host, kinds, hints as NameHints, prefetch);
 }
 
 /** plan and `reconcile --dry-run`: reads state, never writes it. */
@@ -79,6 +79,10 @@ export async function planOnly(config: RouterConfig, opts: EngineOptions, stateD
 }
 
 async function planWith(config: RouterConfig, opts: EngineOptions, session: LedgerSession): Promise<PlanRun> {
+  // The host is read while the desired state is computed; the lock keeps other routerd processes out meanwhile.
+  const ledgerKinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
+  for (const e of session.ledger.values()) ledgerKinds.add(e.kind);
+  const prefetch = prefetchInventory(opts.host, ledgerKinds);
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
   const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir));
@@ -92,7 +96,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     stateDir: opts.host.stateDir,
   });
   traceStage("desired state computed");
-  const inventory = await observeFor(desired, session.ledger.values(), opts.host);
+  const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);
   traceStage("host observed");
   return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
 }
@@ -197,18 +201,23 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
   for (const r of view.config.resources) {
     const def = kindDefinition(r.kind)!;
     const mine = intents.get(r) ?? [];
-    const errors = mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean);
+    const errors = failed.size ? (mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean) as string[]) : [];
     const state = active.has(r) ? "active" : inactive.has(r) ? "inactive" : "undecided";
     const prev = previous.get(r.owner);
-    const next: ObjectStatus = {
-      owner: r.owner,
-      lifecycleClass: def.class,
-      contract: def.contract.type,
-      phase: state === "inactive" ? "Pending" : state === "undecided" ? (prev?.phase ?? "Unknown") : errors.length ? "Failed" : "Ready",
-      ...(state === "inactive" ? { reason: "WhenFalse" } : state === "undecided" ? { reason: "WhenUndecidable" } : errors.length ? { reason: "ApplyFailed", message: errors.join("; ") } : {}),
-      artifacts: state === "undecided" ? (prev?.artifacts ?? []) : mine.filter((i) => i.action === "ensure").map((i) => ({ kind: i.kind, name: i.name })),
-      updatedAt: now,
-    };
+    const next: ObjectStatus = { owner: r.owner, lifecycleClass: def.class, contract: def.contract.type, phase: "Ready", artifacts: [], updatedAt: now };
+    if (state === "inactive") {
+      next.phase = "Pending";
+      next.reason = "WhenFalse";
+    } else if (state === "undecided") {
+      next.phase = prev?.phase ?? "Unknown";
+      next.reason = "WhenUndecidable";
+    } else if (errors.length) {
+      next.phase = "Failed";
+      next.reason = "ApplyFailed";
+      next.message = errors.join("; ");
+    }
+    if (state === "undecided") next.artifacts = prev?.artifacts ?? [];
+    else for (const i of mine) if (i.action === "ensure") next.artifacts.push({ kind: i.kind, name: i.name });
     // Keep the old timestamp when nothing else changed, so status.json only moves on real changes.
     out.set(r.owner, prev && sameStatus(prev, next) ? prev : next);
   }

@@ -25,7 +25,7 @@ export interface NftObservation {
 
 export async function observeNft(runner: CommandRunner): Promise<NftObservation> {
   // Both listings at once: each takes tens of milliseconds with a thousand rules.
-  const [json, text] = await Promise.all([runJson<{ nftables: NftObject[] }>(runner, "nft", ["-j", "list", "ruleset"]), runner.run("nft", ["list", "ruleset"])]);
+  const [json, text] = await Promise.all([runJson<{ nftables: NftObject[] }>(runner, "nft", ["-j", "list", "ruleset"]), runner.run("nft", ["list", "ruleset"], { largeOutput: true })]);
   if (text.code !== 0) throw new CommandError("nft list ruleset", text, text.stderr.trim());
   const comments = new Map<string, string>();
   for (const m of text.stdout.matchAll(COMMENT)) comments.set(artifactNames.nftTable(m[1]!, m[2]!), m[3]!);
