@@ -19,9 +19,20 @@ export function hostContext(v: Record<string, string | boolean | undefined>): Ho
  * reuses the last validation from the state dir (only reconcile writes it: plan touches nothing).
  */
 export function loadConfigOrExit(v: Record<string, string | boolean | undefined>, io: Io, cache: "off" | "read" | "write" = "off"): RouterConfig | undefined {
+  const loaded = loadConfigCached(v, io, cache);
+  loaded?.saveCache();
+  return loaded?.config;
+}
+
+/**
+ * As loadConfigOrExit, but the cache is written when the caller calls saveCache (reconcile does it while
+ * `ip -batch` runs, when this process would otherwise wait). saveCache does nothing when there is nothing new.
+ */
+export function loadConfigCached(v: Record<string, string | boolean | undefined>, io: Io, cache: "off" | "read" | "write"): { config: RouterConfig; saveCache(): void } | undefined {
   const path = v.config as string | undefined;
   const stateDir = String(v["state-dir"]);
   let text: string | undefined;
+  const nothing = () => undefined;
   if (cache !== "off" && path) {
     try {
       text = readFileSync(path, "utf8");
@@ -32,14 +43,24 @@ export function loadConfigOrExit(v: Record<string, string | boolean | undefined>
     traceStage("config cache read");
     if (hit?.config) {
       for (const i of hit.issues) io.err(formatIssue(i));
-      return hit.config;
+      return { config: hit.config, saveCache: nothing };
     }
   }
   const result = loadOrReport(path, io, false);
   traceStage("config parsed and validated");
-  if (cache === "write" && result.config && path && text !== undefined) writeCachedConfig(stateDir, path, text, result.config, result.issues);
-  traceStage("config cache written");
-  return result.config;
+  if (!result.config) return undefined;
+  const config = result.config;
+  if (cache !== "write" || !path || text === undefined) return { config, saveCache: nothing };
+  let saved = false;
+  return {
+    config,
+    saveCache: () => {
+      if (saved) return;
+      saved = true;
+      writeCachedConfig(stateDir, path, text, config, result.issues);
+      traceStage("config cache written");
+    },
+  };
 }
 
 /** Errors an operator can act on are printed plainly (and as JSON with --json); others propagate. */

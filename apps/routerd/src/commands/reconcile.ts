@@ -2,7 +2,7 @@ import type { Command } from "@routerd/cli";
 import { traceStage } from "@routerd/resource";
 import { planOnly, reconcileOnce } from "../core/engine.js";
 import { planToJson, planToText, resultsToText } from "../core/format.js";
-import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigCached, reportError } from "./common.js";
 
 export const reconcileCommand: Command = {
   name: "reconcile",
@@ -26,9 +26,10 @@ export const reconcileCommand: Command = {
       io.err("reconcile needs --once (use `routerd serve` for the continuous loop)");
       return 1;
     }
-    const config = loadConfigOrExit(v, io, v["dry-run"] ? "read" : "write");
-    if (!config) return 1;
-    const opts = { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) };
+    const loaded = loadConfigCached(v, io, v["dry-run"] ? "read" : "write");
+    if (!loaded) return 1;
+    const { config, saveCache } = loaded;
+    const opts = { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]), whileApplying: saveCache };
     try {
       if (v["dry-run"]) {
         const run = await planOnly(config, opts, String(v["state-dir"]));
@@ -36,6 +37,7 @@ export const reconcileCommand: Command = {
         return 0;
       }
       const r = await reconcileOnce(config, opts);
+      saveCache(); // when nothing was applied
       if (v.json) {
         io.out(JSON.stringify(planToJson(r.plan, { results: r.results, ok: r.ok }), null, 2));
       } else {

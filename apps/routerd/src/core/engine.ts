@@ -34,6 +34,8 @@ export interface EngineOptions {
   daemons?: DaemonPort;
   /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
   when?: WhenState;
+  /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
+  whileApplying?: () => void;
 }
 
 export interface PlanRun {
@@ -138,12 +140,22 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
           : [],
     );
     if (p.gc.actions.length) backupLedger(session.stateDir);
-    const results = await apply(opts.host, {
+    const applying = apply(opts.host, {
       steps: [...p.steps, ...gcRemovals],
       inventory: run.inventory,
       desired: desiredIds,
       ...(opts.daemons ? { daemons: opts.daemons } : {}),
     });
+    const previous = run.statuses; // read at the start of this run, under the same lock
+    let expected: Map<OwnerKey, ObjectStatus> | undefined;
+    if (p.steps.length || gcRemovals.length) {
+      // Once apply has started its commands (a macrotask later), use the wait: the statuses of a run where
+      // every step succeeds, and the caller's own work. Neither changes the host or the ledger.
+      await new Promise((resolve) => setImmediate(resolve));
+      opts.whileApplying?.();
+      expected = nextStatuses(run, [], previous);
+    }
+    const results = await applying;
 
     traceStage("applied");
     // Verify by re-observing (only when something was applied); record only what the host confirms.
@@ -177,8 +189,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     // A no-op run writes nothing: the ledger and status files change only when something did.
     if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
     traceStage("ledger saved");
-    const previous = run.statuses; // read at the start of this run, under the same lock
-    const next = nextStatuses(run, results, previous);
+    const next = expected && results.every((r) => r.ok) ? expected : nextStatuses(run, results, previous);
     if (statusesChanged(previous, next)) writeStatuses(session.stateDir, next);
     traceStage("status saved");
     const ok = results.every((r) => r.ok);
