@@ -47,6 +47,6 @@ export function formatTable(result) {
     row("plan", result.plan),
     ...(result.cleanupReconcile ? [row(`cleanup (${result.size.routes} routes)`, result.cleanupReconcile)] : []),
     `routerd CPU time (user+sys), median: first ${result.routerdCpuMedianMs.first} ms, no-op ${result.routerdCpuMedianMs.noop} ms, plan ${result.routerdCpuMedianMs.plan} ms; load average ${result.machine.loadavgAtStart.join(" ")} at start`,
-    `peak RSS of routerd: ${result.peakRssMiB} MiB (≤ ${TARGETS.rssMiB} MiB: ${met(t.peakRss)}); same kernel state as the baseline: ${t.sameStateAsBaseline.met ? "yes" : "NO"}`,
+    `peak RSS of routerd: ${result.peakRssMiB} MiB (≤ ${TARGETS.rssMiB} MiB: ${met(t.peakRss)}; per measure: ${Object.entries(result.peakRssMiBByMeasure ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}); same kernel state as the baseline: ${t.sameStateAsBaseline.met ? "yes" : "NO"}`,
   ].join("\n");
 }

@@ -105,6 +105,7 @@ try {
 
   const first = [];
   const rss = [];
+  const rssBy = { first: [], noop: [], plan: [], cleanup: [] };
   const cpu = { first: [], noop: [], plan: [] };
   for (let i = 0; i < runs; i++) {
     ns.reset();
@@ -114,6 +115,7 @@ try {
     first.push(r.ms);
     cpu.first.push(r.cpuMs);
     rss.push(r.rssKiB);
+    rssBy.first.push(r.rssKiB);
     log(`  first reconcile ${i + 1}/${runs}: ${Math.round(r.ms)} ms, ${s.create} created, ${s.update} updated, peak RSS ${Math.round(r.rssKiB / 1024)} MiB`);
   }
   const routerdState = ns.snapshot();
@@ -127,6 +129,7 @@ try {
     noop.push(r.ms);
     cpu.noop.push(r.cpuMs);
     rss.push(r.rssKiB);
+    rssBy.noop.push(r.rssKiB);
     log(`  no-op reconcile ${i + 1}/${runs}: ${Math.round(r.ms)} ms, peak RSS ${Math.round(r.rssKiB / 1024)} MiB`);
   }
 
@@ -137,6 +140,7 @@ try {
     plan.push(r.ms);
     cpu.plan.push(r.cpuMs);
     rss.push(r.rssKiB);
+    rssBy.plan.push(r.rssKiB);
     log(`  plan ${i + 1}/${runs}: ${Math.round(r.ms)} ms`);
   }
 
@@ -160,6 +164,7 @@ try {
       if (s.delete !== size.routes || left) throw new Error(`cleanup reconcile deleted ${s.delete} of ${size.routes} routes; ${left} left on the host`);
       times.push(r.ms);
       rss.push(r.rssKiB);
+      rssBy.cleanup.push(r.rssKiB);
       log(`  cleanup reconcile ${i + 1}/${runs}: ${Math.round(r.ms)} ms, ${s.delete} routes removed`);
     }
     result.cleanupReconcile = stats(times);
@@ -198,6 +203,7 @@ try {
     plan: stats(plan),
     routerdCpuMedianMs: { first: Math.round(median(cpu.first)), noop: Math.round(median(cpu.noop)), plan: Math.round(median(cpu.plan)) },
     peakRssMiB,
+    peakRssMiBByMeasure: Object.fromEntries(Object.entries(rssBy).filter(([, v]) => v.length).map(([k, v]) => [k, Math.round(Math.max(...v) / 1024)])),
     equivalence,
   });
   result.machine.loadavgAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
