@@ -12,7 +12,7 @@ export const reconcileCommand: Command = {
     "Creates and updates what differs, records what it created in the ledger (<state-dir>/artifacts.json),\n" +
     "and removes only ledger-owned artifacts no resource wants any more. --dry-run prints the plan and\n" +
     "changes nothing. Exit 0 on success, 1 when the config is invalid or any step failed (the report and\n" +
-    "the ledger say exactly what was applied).",
+    "the ledger say exactly what was applied). ROUTERD_TRACE=1 prints when each stage ends to stderr.",
   options: {
     ...CONFIG_OPTION,
     once: { type: "boolean", description: "run one reconcile and exit (required; `routerd serve` runs the loop)" },
