@@ -8,6 +8,11 @@ export interface ProgramSpec {
   description: string;
   /** Runs once per resource instance (systemd template `name@.service`). */
   templated: boolean;
+  /**
+   * `%i` is the instance (the resource's name). `{interface}` is the interface the instance runs on:
+   * the instance name unless the operator sets it (systemd: ROUTERD_INTERFACE in
+   * /etc/routerd/<daemon>/<instance>.env; FreeBSD: <rcname>_<instance>_interface in rc.conf).
+   */
   args: string[];
   capabilities: string[];
   /** Extra writable paths besides its own state and run directories. */
@@ -27,6 +32,14 @@ export const PATHS = {
 };
 
 const INET = ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"];
+
+/** Placeholder in `args` for an instance's interface (see ProgramSpec.args). */
+export const INTERFACE = "{interface}";
+
+/** The per-instance environment file a systemd template reads (ROUTERD_INTERFACE=...). */
+export function instanceEnvFile(p: ProgramSpec): string {
+  return `/etc/routerd/${p.daemon ?? p.program}/%i.env`;
+}
 
 export const PROGRAMS: readonly ProgramSpec[] = [
   {
@@ -57,7 +70,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     program: "routerd-dhcpv4-client",
     description: "routerd DHCPv4 client on %i",
     templated: true,
-    args: ["--instance", "%i", "--interface", "%i", "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    args: ["--instance", "%i", "--interface", INTERFACE, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
     // BIND_SERVICE: UDP port 68. NET_RAW/NET_ADMIN: binding to one interface, ARP probes.
     capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_NET_ADMIN"],
     writable: [],
@@ -69,7 +82,7 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     program: "routerd-dhcpv6-client",
     description: "routerd DHCPv6 client (prefix delegation) on %i",
     templated: true,
-    args: ["--instance", "%i", "--interface", "%i", "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    args: ["--instance", "%i", "--interface", INTERFACE, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
     capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_NET_ADMIN"],
     writable: [],
     writesKernelTunables: false,

@@ -1,6 +1,6 @@
 // FreeBSD rc.d scripts (rc.subr conventions). Instance daemons take a list of instances in rc.conf,
 // e.g. routerd_dhcpv4_client_instances="em0 em1". Generated; `npm run units` rewrites rc.d/.
-import { PATHS, type ProgramSpec } from "./programs.js";
+import { INTERFACE, PATHS, type ProgramSpec } from "./programs.js";
 
 const rcName = (p: ProgramSpec) => p.program.replace(/-/g, "_");
 
@@ -18,7 +18,7 @@ export function renderRcScript(p: ProgramSpec): string {
     "# KEYWORD: shutdown",
     "#",
     `# ${name}_enable (bool):     Set to YES to run ${p.description.replace(" (%i)", "").replace(" on %i", "")}.`,
-    ...(p.templated ? [`# ${name}_instances (str):  Instances to run (interfaces or names), space separated.`] : [`# ${name}_config (path):    Router config (default ${PATHS.freebsdConfig}).`]),
+    ...(p.templated ? [`# ${name}_instances (str):  Instances to run (interfaces or names), space separated.`, ...(p.args.includes(INTERFACE) ? [`# ${name}_<instance>_interface (str): Interface of that instance (default: the instance name).`] : [])] : [`# ${name}_config (path):    Router config (default ${PATHS.freebsdConfig}).`]),
     "",
     ". /etc/rc.subr",
     "",
@@ -44,7 +44,12 @@ export function renderRcScript(p: ProgramSpec): string {
       "",
     ].join("\n");
   }
-  const instanceArgs = args.map((a) => a.replace(/%i/g, "${instance}")).join(" ");
+  const instanceArgs = args.map((a) => (a === INTERFACE ? '"${interface}"' : a.replace(/%i/g, "${instance}"))).join(" ");
+  const usesInterface = args.includes(INTERFACE);
+  // rc.conf names cannot hold "-" or ".": an instance "wan-1" reads <name>_wan_1_interface.
+  const interfaceLines = usesInterface
+    ? ["\t\tvar=$(echo \"${instance}\" | tr -c 'A-Za-z0-9_\\n' '_')", `\t\teval "interface=\\\${${name}_\${var}_interface:-\${instance}}"`]
+    : [];
   return [
     ...header,
     `: \${${name}_instances:=""}`,
@@ -55,10 +60,11 @@ export function renderRcScript(p: ProgramSpec): string {
     "",
     `${name}_each()`,
     "{",
-    "\tlocal action instance pidfile",
+    `\tlocal action instance pidfile${usesInterface ? " var interface" : ""}`,
     "\taction=$1",
     `\tfor instance in \${${name}_instances}; do`,
     `\t\tpidfile="/var/run/\${name}.\${instance}.pid"`,
+    ...interfaceLines,
     "\t\tcase \"$action\" in",
     "\t\tstart)",
     `\t\t\t/usr/sbin/daemon -r -S -T "\${name}.\${instance}" -P "\${pidfile}" ${PATHS.freebsdBin}/${p.program} ${instanceArgs}`,
