@@ -51,6 +51,7 @@ function plainScalar(s: string): unknown {
 }
 
 const INDICATOR = /^[&*!|>%@`?]/;
+const KEY_START_INVALID = /[\s#{}[\],"']/;
 
 /** Strips a trailing comment (" #") outside quotes and flow-collection strings. */
 function stripComment(s: string): string {
@@ -189,8 +190,14 @@ function splitKey(text: string): [string, string] | undefined {
     if (!rest.startsWith(":")) return undefined;
     return [key, rest.slice(1).trim()];
   }
-  const m = /^([^\s#{}[\],"'][^:]*?):(?: +(.*))?$/.exec(text);
-  return m ? [m[1]!.trimEnd(), (m[2] ?? "").trim()] : undefined;
+  // A plain key: no leading indicator or space, no ":" inside; the first ":" ends it and is followed by a
+  // space or the end of the line (so "http://x" is a scalar, not a key).
+  if (KEY_START_INVALID.test(text[0] ?? " ")) return undefined;
+  const colon = text.indexOf(":");
+  if (colon < 1) return undefined;
+  if (colon === text.length - 1) return [text.slice(0, colon).trimEnd(), ""];
+  if (text.charCodeAt(colon + 1) !== 32) return undefined;
+  return [text.slice(0, colon).trimEnd(), text.slice(colon + 2).trim()];
 }
 
 class BlockParser {

@@ -260,15 +260,17 @@ interface ParsedResource {
   issues: Issue[];
 }
 
+const RESOURCE_FIELDS = ["apiVersion", "kind", "metadata", "spec"];
+
 function parseResource(raw: unknown, base: Path): ParsedResource {
   const ctx: ParseContext = { issues: [], refs: [] };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { refs: [], issues: [{ path: base, message: "a resource must be a mapping with apiVersion, kind, metadata and spec" }] };
   }
   const r = raw as Record<string, unknown>;
-  for (const key of Object.keys(r)) {
-    if (!["apiVersion", "kind", "metadata", "spec"].includes(key)) {
-      const near = nearest(key, ["apiVersion", "kind", "metadata", "spec"]);
+  for (const key in r) {
+    if (!RESOURCE_FIELDS.includes(key)) {
+      const near = nearest(key, RESOURCE_FIELDS);
       ctx.issues.push({ path: [...base, key], atKey: true, message: `unknown field ${JSON.stringify(key)}`, ...(near ? { hint: `did you mean ${JSON.stringify(near)}?` } : {}) });
     }
   }

@@ -1,6 +1,10 @@
 // A small schema DSL: one definition gives the TypeScript type, the validator (every issue, with its path)
 // and the JSON Schema for editors. Formats live in formats.ts.
 
+/**
+ * Where a value sits. Parsers share one path array down the tree (push before a child, pop after), so a
+ * 10,000-resource config does not allocate a path per field; anything that keeps a path copies it.
+ */
 export type Path = (string | number)[];
 
 export interface Issue {
@@ -59,25 +63,25 @@ export class StringSchema extends Schema<string> {
   }
   parse(value: unknown, path: Path, ctx: ParseContext): string | undefined {
     if (typeof value !== "string") {
-      ctx.issues.push({ path, message: `must be a string, not ${typeName(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be a string, not ${typeName(value)}` });
       return undefined;
     }
     const o = this.opts;
     if (o.minLength !== undefined && value.length < o.minLength) {
-      ctx.issues.push({ path, message: o.minLength === 1 ? "must not be empty" : `must be at least ${o.minLength} characters` });
+      ctx.issues.push({ path: [...path], message: o.minLength === 1 ? "must not be empty" : `must be at least ${o.minLength} characters` });
       return undefined;
     }
     if (o.maxLength !== undefined && value.length > o.maxLength) {
-      ctx.issues.push({ path, message: `must be at most ${o.maxLength} characters` });
+      ctx.issues.push({ path: [...path], message: `must be at most ${o.maxLength} characters` });
       return undefined;
     }
     if (o.pattern && !o.pattern.test(value)) {
-      ctx.issues.push({ path, message: `${JSON.stringify(value)} is not ${o.patternHint ?? `matching ${o.pattern}`}` });
+      ctx.issues.push({ path: [...path], message: `${JSON.stringify(value)} is not ${o.patternHint ?? `matching ${o.pattern}`}` });
       return undefined;
     }
     const problem = o.check?.(value);
     if (problem) {
-      ctx.issues.push({ path, message: problem });
+      ctx.issues.push({ path: [...path], message: problem });
       return undefined;
     }
     return o.normalize ? o.normalize(value) : value;
@@ -98,12 +102,12 @@ export class IntSchema extends Schema<number> {
   }
   parse(value: unknown, path: Path, ctx: ParseContext): number | undefined {
     if (typeof value !== "number" || !Number.isInteger(value)) {
-      ctx.issues.push({ path, message: `must be an integer, not ${typeof value === "number" ? value : typeName(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be an integer, not ${typeof value === "number" ? value : typeName(value)}` });
       return undefined;
     }
     const { min, max } = this.opts;
     if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
-      ctx.issues.push({ path, message: `${value} is out of range ${min ?? "-∞"}..${max ?? "∞"}` });
+      ctx.issues.push({ path: [...path], message: `${value} is out of range ${min ?? "-∞"}..${max ?? "∞"}` });
       return undefined;
     }
     return value;
@@ -119,7 +123,7 @@ export class IntSchema extends Schema<number> {
 export class BoolSchema extends Schema<boolean> {
   parse(value: unknown, path: Path, ctx: ParseContext): boolean | undefined {
     if (typeof value !== "boolean") {
-      ctx.issues.push({ path, message: `must be true or false, not ${JSON.stringify(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be true or false, not ${JSON.stringify(value)}` });
       return undefined;
     }
     return value;
@@ -137,7 +141,7 @@ export class EnumSchema<E extends string> extends Schema<E> {
     if (typeof value === "string" && (this.values as readonly string[]).includes(value)) return value as E;
     const near = typeof value === "string" ? nearest(value, this.values) : undefined;
     ctx.issues.push({
-      path,
+      path: [...path],
       message: `${JSON.stringify(value)} is not one of ${this.values.join(", ")}`,
       ...(near ? { hint: `did you mean ${JSON.stringify(near)}?` } : {}),
     });
@@ -155,7 +159,7 @@ export class RefSchema extends Schema<string> {
   }
   parse(value: unknown, path: Path, ctx: ParseContext): string | undefined {
     const v = this.name.parse(value, path, ctx);
-    if (v !== undefined) ctx.refs.push({ path, name: v, kinds: this.kinds });
+    if (v !== undefined) ctx.refs.push({ path: [...path], name: v, kinds: this.kinds });
     return v;
   }
   jsonSchema(): JsonSchema {
@@ -174,19 +178,21 @@ export class ArraySchema<T> extends Schema<T[]> {
   }
   parse(value: unknown, path: Path, ctx: ParseContext): T[] | undefined {
     if (!Array.isArray(value)) {
-      ctx.issues.push({ path, message: `must be a list, not ${typeName(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be a list, not ${typeName(value)}` });
       return undefined;
     }
     if (this.opts.minItems !== undefined && value.length < this.opts.minItems) {
-      ctx.issues.push({ path, message: `needs at least ${this.opts.minItems} item${this.opts.minItems === 1 ? "" : "s"}` });
+      ctx.issues.push({ path: [...path], message: `needs at least ${this.opts.minItems} item${this.opts.minItems === 1 ? "" : "s"}` });
     }
     if (this.opts.maxItems !== undefined && value.length > this.opts.maxItems) {
-      ctx.issues.push({ path, message: `takes at most ${this.opts.maxItems} items` });
+      ctx.issues.push({ path: [...path], message: `takes at most ${this.opts.maxItems} items` });
     }
     const out: T[] = [];
     let ok = true;
     value.forEach((v, i) => {
-      const parsed = this.item.parse(v, [...path, i], ctx);
+      path.push(i);
+      const parsed = this.item.parse(v, path, ctx);
+      path.pop();
       if (parsed === undefined) ok = false;
       else out.push(parsed);
     });
@@ -241,7 +247,7 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
   }
   parse(value: unknown, path: Path, ctx: ParseContext): Simplify<ObjectType<S>> | undefined {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      ctx.issues.push({ path, message: `must be a mapping, not ${typeName(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be a mapping, not ${typeName(value)}` });
       return undefined;
     }
     const input = value as Record<string, unknown>;
@@ -271,7 +277,9 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
         }
         continue;
       }
-      const parsed = field.schema.parse(v, [...path, key], ctx);
+      path.push(key);
+      const parsed = field.schema.parse(v, path, ctx);
+      path.pop();
       if (parsed === undefined) ok = false;
       else out[key] = parsed;
     }
@@ -302,14 +310,16 @@ export class MapSchema<T> extends Schema<Record<string, T>> {
   }
   parse(value: unknown, path: Path, ctx: ParseContext): Record<string, T> | undefined {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      ctx.issues.push({ path, message: `must be a mapping, not ${typeName(value)}` });
+      ctx.issues.push({ path: [...path], message: `must be a mapping, not ${typeName(value)}` });
       return undefined;
     }
     const out: Record<string, T> = {};
     let ok = true;
     for (const [k, v] of Object.entries(value)) {
-      const key = this.key.parse(k, [...path, k], ctx);
-      const parsed = this.value.parse(v, [...path, k], ctx);
+      path.push(k);
+      const key = this.key.parse(k, path, ctx);
+      const parsed = this.value.parse(v, path, ctx);
+      path.pop();
       if (key === undefined || parsed === undefined) ok = false;
       else out[key] = parsed;
     }
@@ -337,7 +347,7 @@ export class UnionSchema<T> extends Schema<T> {
         return v;
       }
     }
-    ctx.issues.push({ path, message: `must be ${this.expected}` });
+    ctx.issues.push({ path: [...path], message: `must be ${this.expected}` });
     return undefined;
   }
   jsonSchema(): JsonSchema {

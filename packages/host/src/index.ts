@@ -1,6 +1,6 @@
 export { systemRunner, runJson, CommandError, type CommandResult, type CommandRunner, type RunOptions } from "./exec.js";
 export { rooted, type HostContext } from "./context.js";
-export { observeInventory, observableKinds, prefetchInventory, type InventoryPrefetch, type NameHints } from "./inventory.js";
+export { NAME_HINTED_KINDS, observeInventory, observableKinds, prefetchInventory, type InventoryPrefetch, type NameHints } from "./inventory.js";
 export { driftOf, type Difference } from "./drift.js";
 export { apply, type ApplyRequest, type DaemonPort, type Step, type StepResult } from "./executors/apply.js";
 export { replaceTableScript } from "./executors/nft.js";

@@ -48,6 +48,9 @@ const SOURCES: readonly Source[] = [
   { kinds: ["routerd.lease"], observe: async (ctx, hints) => observeLeases(ctx, names(hints, "routerd.lease")) },
 ];
 
+/** Kinds whose source reads only the names it is given (sysctl keys, file blocks, daemons, leases). */
+export const NAME_HINTED_KINDS: ReadonlySet<ArtifactKind> = new Set(SOURCES.filter((s) => !s.bulk).flatMap((s) => s.kinds));
+
 export function observableKinds(): ArtifactKind[] {
   return SOURCES.flatMap((s) => s.kinds);
 }

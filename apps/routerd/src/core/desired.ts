@@ -64,6 +64,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
 
 /** What the ledger keeps of a desired artifact: no bulky rendered text. */
 export function recordableAttributes(d: DesiredArtifact): Record<string, unknown> {
+  if (d.kind !== "nft.table") return d.attributes;
   const { content: _c, ...rest } = d.attributes;
-  return d.kind === "nft.table" ? rest : d.attributes;
+  return rest;
 }

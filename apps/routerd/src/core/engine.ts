@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, type RouterConfig, type WhenState } from "@routerd/api";
-import { apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection } from "@routerd/render";
 import {
@@ -60,6 +60,7 @@ export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<
   const hints = new Map<ArtifactKind, Set<string>>();
   const add = (kind: ArtifactKind, name: string) => {
     kinds.add(kind);
+    if (!NAME_HINTED_KINDS.has(kind)) return; // bulk sources read everything anyway
     const set = hints.get(kind) ?? new Set<string>();
     set.add(name);
     hints.set(kind, set);
@@ -118,8 +119,8 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     const { plan: p, desired } = run;
     const ledger = session.ledger;
     const mutationsBefore = ledger.mutations;
-    const desiredIds = new Set(desired.desired.map((d) => artifactId(d)));
     const byId = new Map(desired.desired.map((d) => [artifactId(d), d]));
+    const desiredIds = new Set(byId.keys());
 
     // Write-ahead: every artifact about to be created is recorded as pending before the host changes.
     const creates = p.steps.filter((s) => observe(run.inventory, s.kind, s.name).state === "absent");

@@ -12,7 +12,7 @@ class SysctlValueSchema extends Schema<string> {
     if (typeof value === "boolean") return value ? "1" : "0";
     if (typeof value === "number" && Number.isInteger(value)) return String(value);
     if (typeof value === "string" && value.trim().length > 0 && !/[\n\r]/.test(value)) return value.trim().replace(/\s+/g, " ");
-    ctx.issues.push({ path, message: `must be an integer, a boolean or a one-line string, not ${JSON.stringify(value)}` });
+    ctx.issues.push({ path: [...path], message: `must be an integer, a boolean or a one-line string, not ${JSON.stringify(value)}` });
     return undefined;
   }
   jsonSchema(): JsonSchema {
