@@ -16,6 +16,7 @@ import {
   writeStatuses,
   type ArtifactKind,
   type Inventory,
+  type Ledger,
   type ObjectStatus,
   type OwnerKey,
 } from "@routerd/resource";
@@ -147,6 +148,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
       desired: desiredIds,
       ...(opts.daemons ? { daemons: opts.daemons } : {}),
     });
+    applying.catch(() => undefined); // awaited below; not "unhandled" while this run uses the wait
     const previous = run.statuses; // read at the start of this run, under the same lock
     let expected: Map<OwnerKey, ObjectStatus> | undefined;
     if (p.steps.length || gcRemovals.length) {
@@ -162,31 +164,8 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     // Verify by re-observing (only when something was applied); record only what the host confirms.
     const verified = results.length ? await observeFor(desired, ledger.values(), opts.host) : run.inventory;
     traceStage("verified");
-    for (const d of desired.desired) {
-      if (d.action !== "ensure") continue;
-      const entry = ledger.get(d.kind, d.name);
-      const seen = observe(verified, d.kind, d.name);
-      if (seen.state === "present") {
-        if (entry) {
-          const attributes = { ...recordableAttributes(d), ...(d.kind === "nft.table" ? { hostDigest: seen.artifact.attributes.hostDigest } : {}) };
-          const same = entry.state === "present" && sameAttributes(entry.attributes, attributes) && entry.owners.join("\n") === d.owners.join("\n");
-          if (!same) ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes, now });
-        }
-      } else if (seen.state === "absent" && entry?.state === "pending") {
-        ledger.forget(d.kind, d.name);
-      }
-    }
-    const removed = new Set(results.filter((r) => r.op === "remove" && r.ok && !r.deferred).map((r) => `${r.kind}/${r.name}`));
-    const removalIds = new Set(gcRemovals.map((g) => `${g.kind}/${g.name}`));
-    for (const a of p.gc.actions) {
-      if (a.type !== "forgetLedger") continue;
-      const id = `${a.kind}/${a.name}`;
-      if (!removalIds.has(id) || (removed.has(id) && observe(verified, a.kind, a.name).state !== "present")) ledger.forget(a.kind, a.name);
-    }
-    for (const a of p.gc.actions) {
-      if (a.type !== "teardownResource") continue;
-      for (const x of a.artifacts) if (removed.has(`${x.kind}/${x.name}`)) ledger.forget(x.kind, x.name);
-    }
+    recordConfirmed(ledger, desired, verified, now);
+    forgetRemoved(ledger, p, gcRemovals, results, verified);
     // A no-op run writes nothing: the ledger and status files change only when something did.
     if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
     traceStage("ledger saved");
@@ -197,6 +176,39 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     return { ...run, results, verified, ok, changed: hasChanges(p) };
   } finally {
     session.close();
+  }
+}
+
+/** Desired artifacts the host now has become `present` in the ledger; pending ones it does not have are forgotten. */
+function recordConfirmed(ledger: Ledger, desired: DesiredState, verified: Inventory, now: Date): void {
+  for (const d of desired.desired) {
+    if (d.action !== "ensure") continue;
+    const entry = ledger.get(d.kind, d.name);
+    const seen = observe(verified, d.kind, d.name);
+    if (seen.state === "present") {
+      if (entry) {
+        const attributes = { ...recordableAttributes(d), ...(d.kind === "nft.table" ? { hostDigest: seen.artifact.attributes.hostDigest } : {}) };
+        const same = entry.state === "present" && sameAttributes(entry.attributes, attributes) && entry.owners.join("\n") === d.owners.join("\n");
+        if (!same) ledger.record({ kind: d.kind, name: d.name, owners: d.owners, ownership: entry.ownership, state: "present", attributes, now });
+      }
+    } else if (seen.state === "absent" && entry?.state === "pending") {
+      ledger.forget(d.kind, d.name);
+    }
+  }
+}
+
+/** Ledger entries the GC removed (and the host confirms gone), or only had to forget, leave the ledger. */
+function forgetRemoved(ledger: Ledger, p: Plan, gcRemovals: { kind: ArtifactKind; name: string }[], results: StepResult[], verified: Inventory): void {
+  const removed = new Set(results.filter((r) => r.op === "remove" && r.ok && !r.deferred).map((r) => `${r.kind}/${r.name}`));
+  const removalIds = new Set(gcRemovals.map((g) => `${g.kind}/${g.name}`));
+  for (const a of p.gc.actions) {
+    if (a.type !== "forgetLedger") continue;
+    const id = `${a.kind}/${a.name}`;
+    if (!removalIds.has(id) || (removed.has(id) && observe(verified, a.kind, a.name).state !== "present")) ledger.forget(a.kind, a.name);
+  }
+  for (const a of p.gc.actions) {
+    if (a.type !== "teardownResource") continue;
+    for (const x of a.artifacts) if (removed.has(`${x.kind}/${x.name}`)) ledger.forget(x.kind, x.name);
   }
 }
 
