@@ -45,6 +45,14 @@ describe("reconcile on a real kernel", () => {
 
     const plan = s.routerd(["plan", "--detailed-exitcode", "--config", s.configPath]);
     expect(plan.code).toBe(0);
+
+    // ROUTERD_TRACE=1: every stage of the run on stderr, in order, with rising times; stdout unchanged.
+    const traced = s.routerd(["reconcile", "--once", "--json", "--config", s.configPath], { ...process.env, ROUTERD_TRACE: "1" });
+    expect(traced.code).toBe(0);
+    expect((JSON.parse(traced.stdout) as { summary: Record<string, number> }).summary).toMatchObject({ create: 0, update: 0, delete: 0 });
+    const stages = [...traced.stderr.matchAll(/^routerd trace:\s+(\d+) ms {2}(.+)$/gm)].map((m) => ({ ms: Number(m[1]), stage: m[2] }));
+    expect(stages.map((x) => x.stage)).toEqual(expect.arrayContaining(["modules loaded", "desired state computed", "host observed", "planned", "ledger saved", "status saved", "report printed"]));
+    expect(stages.map((x) => x.ms)).toEqual([...stages.map((x) => x.ms)].sort((a, b) => a - b));
   });
 
   it("removes exactly the artifacts of a removed resource; --dry-run lists them and touches nothing", () => {
