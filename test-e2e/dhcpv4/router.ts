@@ -165,17 +165,22 @@ export class Router {
     this.serve = undefined;
   }
 
+  /** Stops everything and removes the namespaces, whatever fails on the way (the lab is removed last, always). */
   async cleanup(): Promise<void> {
-    await this.stopServe();
-    for (const daemon of existsSync(this.runDir) ? readdirSync(this.runDir) : []) {
-      for (const f of readdirSync(join(this.runDir, daemon)).filter((x) => x.endsWith(".pid"))) {
-        const pid = this.pid(f.slice(0, -4), daemon);
-        if (pid) kill(pid, "SIGKILL");
+    try {
+      await this.stopServe().catch(() => this.serve?.kill("SIGKILL"));
+      const dirs = existsSync(this.runDir) ? readdirSync(this.runDir, { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+      for (const daemon of dirs) {
+        for (const f of readdirSync(join(this.runDir, daemon.name)).filter((x) => x.endsWith(".pid"))) {
+          const pid = this.pid(f.slice(0, -4), daemon.name);
+          if (pid) kill(pid, "SIGKILL");
+        }
       }
+      for (const pid of this.leftovers()) kill(pid, "SIGKILL");
+    } finally {
+      this.monitor?.kill("SIGTERM");
+      await this.lab.cleanup();
     }
-    for (const pid of this.leftovers()) kill(pid, "SIGKILL");
-    this.monitor?.kill("SIGTERM");
-    await this.lab.cleanup();
   }
 }
 

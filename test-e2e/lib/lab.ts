@@ -82,7 +82,7 @@ export class Lab {
   }
 
   async cleanup(): Promise<void> {
-    await Promise.all(this.children.map((c) => terminate(c)));
+    await Promise.allSettled(this.children.map((c) => terminate(c))); // a child that will not die must not keep the namespaces
     for (const ns of this.namespaces.reverse()) sh(["ip", "netns", "del", ns], { allowFail: true });
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -148,20 +148,24 @@ export class Ipv6Lan {
     return this.ras.filter((r) => r.at >= since);
   }
 
+  /** Stops everything and removes the namespaces, whatever fails on the way (the lab is removed last, always). */
   async cleanup(): Promise<void> {
-    this.dropDaemon();
-    if (this.serve) await terminate(this.serve, 15_000);
-    // Daemons the supervisor started run detached: stop what is left in our namespaces by PID.
-    for (const ns of [this.router, this.lan, this.isp]) {
-      for (const pid of sh(["ip", "netns", "pids", ns], { allowFail: true }).split(/\s+/).filter(Boolean)) {
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          /* already gone */
+    try {
+      this.dropDaemon();
+      if (this.serve) await terminate(this.serve, 15_000);
+      // Daemons the supervisor started run detached: stop what is left in our namespaces by PID.
+      for (const ns of [this.router, this.lan, this.isp]) {
+        for (const pid of sh(["ip", "netns", "pids", ns], { allowFail: true }).split(/\s+/).filter(Boolean)) {
+          try {
+            process.kill(Number(pid), "SIGKILL");
+          } catch {
+            /* already gone */
+          }
         }
       }
+    } finally {
+      await this.lab.cleanup();
     }
-    await this.lab.cleanup();
   }
 }
 
