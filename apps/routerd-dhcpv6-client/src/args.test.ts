@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { parseCliArgs, parsePrefix } from "./args.js";
 
 describe("command line", () => {
+  it("--help and -h ask for the usage, whatever else is given", () => {
+    expect(parseCliArgs(["--help"])).toEqual({ ok: false, help: true });
+    expect(parseCliArgs(["-h", "--interface", "wan0"])).toEqual({ ok: false, help: true });
+  });
+
   it("accepts the documented options", () => {
     const r = parseCliArgs([
       "--interface", "wan0", "--state-dir", "/tmp/x", "--prefix-length", "56", "--ia-na", "--no-release", "--duid-type", "llt",

@@ -46,7 +46,7 @@ export interface CliOptions {
   logLevel: string;
 }
 
-export type CliResult = { ok: true; options: CliOptions } | { ok: false; errors: string[] };
+export type CliResult = { ok: true; options: CliOptions } | { ok: false; errors: string[] } | { ok: false; help: true };
 
 // As in @routerd/rpc (socket-path.ts); not imported, so the standalone form does not load gRPC.
 const DEFAULT_RUN_DIR = "/run/routerd";
@@ -100,11 +100,13 @@ export function parseCliArgs(argv: string[]): CliResult {
         "solicit-delay-max": { type: "string" },
         "release-timeout": { type: "string" },
         "log-level": { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
     }).values;
   } catch (err) {
     return { ok: false, errors: [(err as Error).message] };
   }
+  if (values.help) return { ok: false, help: true };
   const errors: string[] = [];
   const str = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : undefined);
   const iface = str("interface");

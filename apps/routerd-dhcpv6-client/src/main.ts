@@ -64,6 +64,10 @@ async function runStandalone(o: CliOptions, logger: Logger): Promise<number> {
 
 async function main(): Promise<number> {
   const parsed = parseCliArgs(process.argv.slice(2));
+  if (!parsed.ok && "help" in parsed) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   if (!parsed.ok) {
     process.stderr.write(`${parsed.errors.map((e) => `error: ${e}`).join("\n")}\n${USAGE}\n`);
     return 2;
