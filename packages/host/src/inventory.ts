@@ -48,7 +48,7 @@ const SOURCES: readonly Source[] = [
   { kinds: ["routerd.lease"], observe: async (ctx, hints) => observeLeases(ctx, names(hints, "routerd.lease")) },
 ];
 
-/** Kinds whose source reads only the names it is given (sysctl keys, file blocks, daemons, leases). */
+/** Kinds whose source is not bulk: those that read names they are given (sysctl keys, file blocks, daemons, leases) need hints. */
 export const NAME_HINTED_KINDS: ReadonlySet<ArtifactKind> = new Set(SOURCES.filter((s) => !s.bulk).flatMap((s) => s.kinds));
 
 export function observableKinds(): ArtifactKind[] {

@@ -45,6 +45,8 @@ interface Phase {
   order: number;
   ip?: true;
   direct?: Direct;
+  /** Depends on nothing else in the run: applied concurrently with the ordered phases, not after them. */
+  alongside?: true;
 }
 
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
@@ -57,7 +59,8 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.ipv6.route": { order: 22, ip: true },
   "linux.ipv4.route": { order: 22, ip: true },
   "linux.ipv4.fwmarkRule": { order: 23, ip: true },
-  "nft.table": { order: 30, direct: (s, ctx) => replaceTable(ctx.runner, s.attributes) },
+  // Rules match interfaces by name, so a table need not wait for links: it is written while `ip -batch` works.
+  "nft.table": { order: 30, alongside: true, direct: (s, ctx) => replaceTable(ctx.runner, s.attributes) },
   "nft.set": { order: 31, direct: () => undefined }, // rendered inside its table
   file: { order: 40, direct: (s, ctx) => writeFileBlock(ctx, s.attributes) },
   "routerd.daemon": { order: 60, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.ensure(s.attributes) : "deferred") },
@@ -95,11 +98,7 @@ function linesFor(step: Step, req: ApplyRequest): string[] {
 
 const phaseOf = (s: Step) => (s.op === "ensure" ? ENSURE : REMOVE)[s.kind];
 
-/**
- * Writing nft tables depends on nothing else in the run (rules match interfaces by name, so links need not
- * exist yet), so they are written while `ip -batch` works: the two engines overlap instead of queueing.
- */
-const runsAlongside = (s: Step) => s.op === "ensure" && s.kind === "nft.table";
+const runsAlongside = (s: Step) => phaseOf(s)?.alongside === true;
 
 export async function apply(ctx: HostContext, req: ApplyRequest): Promise<StepResult[]> {
   const unsupported: StepResult[] = req.steps.filter((s) => !phaseOf(s)).map((s) => ({ op: s.op, kind: s.kind, name: s.name, ok: false, error: `no ${s.op} executor for ${s.kind}` }));
