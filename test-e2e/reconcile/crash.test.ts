@@ -1,7 +1,8 @@
 // Behaviour 6: kill -9 at random points of a large reconcile, many times. The ledger always parses, a rerun
 // converges, and nothing routerd created is missing from the ledger.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ledger } from "@routerd/resource";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,5 +82,17 @@ describe("kill -9 during a large reconcile", () => {
     expect(hostRouteIds().length).toBe(300);
     const doc = JSON.parse(readFileSync(join(s.stateDir, "artifacts.json"), "utf8")) as { entries: { state: string }[] };
     expect(doc.entries.every((e) => e.state === "present")).toBe(true);
+    // A process killed while making its command-output file cannot unlink it; the reruns remove such files.
+    const stale = readdirSync(tmpdir()).filter((f) => f.startsWith(".routerd-out-") && !alive(Number.parseInt(f.slice(".routerd-out-".length), 10)));
+    expect(stale).toEqual([]);
   });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

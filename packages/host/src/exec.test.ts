@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { runJson, systemRunner } from "./exec.js";
+import { runJson, sweepDeadOutputFiles, systemRunner } from "./exec.js";
 
 // 300,000 bytes: several times a pipe's 64 KiB buffer.
 const BIG = ["-c", "seq -f '%099g' 1 3000"];
@@ -21,6 +23,22 @@ describe("systemRunner", () => {
     const r = await systemRunner.run("sh", ["-c", "echo partial; echo oops >&2; exit 3"], { largeOutput: true });
     expect(r).toEqual({ code: 3, stdout: "partial\n", stderr: "oops\n" });
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith(`.routerd-out-${process.pid}-`))).toEqual(before);
+  });
+
+  it("removes output files a killed process left behind, and only those", () => {
+    // A pid that has certainly exited: a child that ran and was reaped.
+    const deadPid = spawnSync("true").pid;
+    const dead = join(tmpdir(), `.routerd-out-${deadPid}-000000000000`);
+    const living = join(tmpdir(), `.routerd-out-${process.ppid}-000000000000`);
+    writeFileSync(dead, "");
+    writeFileSync(living, "");
+    try {
+      sweepDeadOutputFiles();
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(living)).toBe(true);
+    } finally {
+      for (const f of [dead, living]) rmSync(f, { force: true });
+    }
   });
 
   it("reports a missing command as exit 127 with a clear message", async () => {

@@ -2,7 +2,7 @@
 // host port is one seam (tests run the real thing inside namespaces they made).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -25,9 +25,39 @@ export interface CommandRunner {
   run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
 }
 
+const OUTPUT_PREFIX = ".routerd-out-";
+let swept = false;
+
+/**
+ * A process killed between creating and unlinking its output file (kill -9 at the wrong moment) leaves an
+ * empty file behind; the next routerd removes those whose process is gone.
+ */
+export function sweepDeadOutputFiles(): void {
+  swept = true;
+  try {
+    for (const f of readdirSync(tmpdir())) {
+      if (!f.startsWith(OUTPUT_PREFIX)) continue;
+      const pid = Number.parseInt(f.slice(OUTPUT_PREFIX.length), 10);
+      if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) unlinkSync(join(tmpdir(), f));
+    }
+  } catch {
+    /* best effort: an unreadable tmp dir only means nothing is swept */
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** An unlinked temporary file for a child's stdout, or undefined when none can be made (then a pipe is used). */
 function outputFile(): number | undefined {
-  const path = join(tmpdir(), `.routerd-out-${process.pid}-${randomBytes(6).toString("hex")}`);
+  if (!swept) sweepDeadOutputFiles();
+  const path = join(tmpdir(), `${OUTPUT_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
   try {
     const fd = openSync(path, "wx+", 0o600);
     unlinkSync(path);
