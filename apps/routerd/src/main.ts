@@ -1,8 +1,6 @@
 import { runCli } from "@routerd/cli";
 import { traceStage } from "@routerd/resource";
-import { COMMANDS } from "./commands/index.js";
-
-const SUMMARY = "routerd: declarative router control plane. Describe the router in YAML; routerd validates it,\nshows a plan, changes the host to match, and removes only what it created or adopted.";
+import { PROGRAM } from "./commands/index.js";
 
 // A closed pipe (`routerd plan | head`) is the reader's choice, not an error worth a stack trace.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -12,7 +10,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 
 traceStage("modules loaded");
 const io = { out: (s: string) => process.stdout.write(s + "\n"), err: (s: string) => process.stderr.write(s + "\n") };
-runCli("routerd", SUMMARY, COMMANDS, process.argv.slice(2), io).then(
+runCli(PROGRAM, process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
   },

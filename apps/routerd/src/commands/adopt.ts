@@ -14,6 +14,12 @@ export const adoptCommand: Command = {
     "--candidates lists artifacts the config wants that already exist on the host but are not in the ledger,\n" +
     "with desired and observed attributes. --apply records them as adopted; it refuses (exit 1, ledger\n" +
     "unchanged) when any candidate has drifted: reconcile or fix the config first.",
+  exitCodes: { 0: "listed, or adopted", 1: "invalid config, refused (drifted candidates), or an error" },
+  examples: [
+    { command: "routerd adopt --config router.yaml --candidates", description: "what on the host the config already describes" },
+    { command: "routerd adopt --config router.yaml --apply", description: "record those objects as adopted (routerd then manages them)" },
+  ],
+  seeAlso: ["docs/ownership.md", "routerd ledger"],
   options: {
     ...CONFIG_OPTION,
     candidates: { type: "boolean", description: "list adoption candidates (read-only)" },

@@ -7,7 +7,7 @@ import { readCachedConfig, writeCachedConfig } from "../core/config-cache.js";
 import { formatIssue, loadOrReport } from "./validate.js";
 
 export const CONFIG_OPTION: Record<string, OptionSpec> = {
-  config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)" },
+  config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)", complete: "file" },
 };
 
 export function hostContext(v: Record<string, string | boolean | undefined>): HostContext {
@@ -74,8 +74,8 @@ export function reportError(err: unknown, io: Io, json: boolean): number {
 }
 
 export const COMMON_OPTIONS: Record<string, OptionSpec> = {
-  "state-dir": { type: "string", default: "/var/lib/routerd", valueName: "DIR", description: "where the ledger, status and daemon state live" },
-  root: { type: "string", default: "/", valueName: "DIR", description: "prefix for every file routerd reads or writes (tests, images)" },
-  "run-dir": { type: "string", default: "/run/routerd", valueName: "DIR", description: "where daemon sockets live" },
+  "state-dir": { type: "string", default: "/var/lib/routerd", valueName: "DIR", description: "where the ledger, status and daemon state live", complete: "dir" },
+  root: { type: "string", default: "/", valueName: "DIR", description: "prefix for every file routerd reads or writes (tests, images)", complete: "dir" },
+  "run-dir": { type: "string", default: "/run/routerd", valueName: "DIR", description: "where daemon sockets live", complete: "dir" },
 };
 

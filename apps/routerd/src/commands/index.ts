@@ -1,4 +1,5 @@
-import type { Command } from "@routerd/cli";
+// routerd's commands: one module each. Adding a command is one module and one line in COMMANDS.
+import { completionCommand, versionCommand, type Command, type Program } from "@routerd/cli";
 import { adoptCommand } from "./adopt.js";
 import { ledgerCommand } from "./ledger.js";
 import { planCommand } from "./plan.js";
@@ -6,5 +7,26 @@ import { reconcileCommand } from "./reconcile.js";
 import { schemaCommand } from "./schema.js";
 import { serveCommand } from "./serve.js";
 import { validateCommand } from "./validate.js";
+import { programVersion } from "./version.js";
 
-export const COMMANDS: readonly Command[] = [validateCommand, planCommand, reconcileCommand, adoptCommand, ledgerCommand, serveCommand, schemaCommand];
+export const COMMANDS: readonly Command[] = [
+  validateCommand,
+  planCommand,
+  reconcileCommand,
+  adoptCommand,
+  ledgerCommand,
+  serveCommand,
+  schemaCommand,
+  versionCommand("routerd", () => programVersion("routerd")),
+  completionCommand("routerd", () => PROGRAM),
+];
+
+export const PROGRAM: Program = {
+  name: "routerd",
+  summary: "declarative router control plane",
+  description:
+    "Describe the router in YAML; routerd validates it, shows a plan, changes the host to match, and removes\n" +
+    "only what it created or adopted (the ledger, <state-dir>/artifacts.json, records what it owns).",
+  version: programVersion("routerd").version,
+  commands: COMMANDS,
+};

@@ -6,6 +6,9 @@ export const ledgerCommand: Command = {
   name: "ledger",
   summary: "print the ownership ledger: what routerd created or adopted",
   usage: "ledger [--json] [--state-dir DIR]",
+  description: "Each entry: ownership (created or adopted), state (present or pending), artifact kind and name, and\nthe resources that own it. Only what is in the ledger is ever deleted by routerd.",
+  examples: [{ command: "routerd ledger --json | jq '.entries[] | select(.kind == \"nft.table\")'", description: "the nft tables routerd owns" }],
+  seeAlso: ["routerd adopt", "routerctl describe", "docs/ownership.md"],
   options: { json: { type: "boolean", description: "the ledger document as JSON" }, ...COMMON_OPTIONS },
   async run(v, io) {
     try {

@@ -10,7 +10,13 @@ export const planCommand: Command = {
   usage: "plan --config FILE [--json] [--detailed-exitcode] [--verbose]",
   description:
     "Per resource: + create, ~ update (old → new), - delete; ! orphan, drift or adoption candidate; ? unknown.\n" +
-    "Exit codes: 0 success (with --detailed-exitcode: no changes), 1 error, 2 changes pending (--detailed-exitcode).",
+    "Reads the host and the state directory; changes nothing.",
+  exitCodes: { 0: "success (with --detailed-exitcode: no changes)", 1: "invalid config or an error reading state", 2: "changes pending (only with --detailed-exitcode)" },
+  examples: [
+    { command: "routerd plan --config /etc/routerd/router.yaml", description: "what apply would change" },
+    { command: "routerd plan --config router.yaml --detailed-exitcode >/dev/null; echo $?", description: "2 when the host differs from the config (for monitoring)" },
+  ],
+  seeAlso: ["routerd apply", "routerd render"],
   options: {
     ...CONFIG_OPTION,
     json: { type: "boolean", description: "machine-readable plan" },

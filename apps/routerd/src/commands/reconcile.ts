@@ -13,6 +13,12 @@ export const reconcileCommand: Command = {
     "and removes only ledger-owned artifacts no resource wants any more. --dry-run prints the plan and\n" +
     "changes nothing. Exit 0 on success, 1 when the config is invalid or any step failed (the report and\n" +
     "the ledger say exactly what was applied). ROUTERD_TRACE=1 prints when each stage ends to stderr.",
+  exitCodes: { 0: "applied (or, with --dry-run, planned)", 1: "invalid config, refused, or a step failed" },
+  examples: [
+    { command: "routerd reconcile --config /etc/routerd/router.yaml --once", description: "apply the config once" },
+    { command: "routerd reconcile --config router.yaml --once --dry-run --json", description: "the plan as JSON; nothing changes" },
+  ],
+  seeAlso: ["routerd apply", "routerd plan", "docs/ownership.md"],
   options: {
     ...CONFIG_OPTION,
     once: { type: "boolean", description: "run one reconcile and exit (required; `routerd serve` runs the loop)" },

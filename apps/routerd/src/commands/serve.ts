@@ -13,6 +13,12 @@ export const serveCommand: Command = {
     "every --interval. Starts, restarts (with back-off) and tears down daemons; a restarted serve re-attaches\n" +
     "to running daemons instead of starting duplicates. With a RouterdCluster resource only the lease holder\n" +
     "changes the host. Status: `routerctl status` (socket <run-dir>/routerd/core.sock).",
+  exitCodes: { 0: "stopped by SIGTERM or SIGINT", 1: "the config cannot be read or an option is wrong" },
+  examples: [
+    { command: "routerd serve --config /etc/routerd/router.yaml", description: "what the routerd.service unit runs" },
+    { command: "kill -HUP $(pidof routerd)", description: "re-read the config now" },
+  ],
+  seeAlso: ["routerctl status", "docs/serve.md"],
   options: {
     ...CONFIG_OPTION,
     interval: { type: "string", default: "30s", valueName: "DURATION", description: "periodic reconcile interval" },

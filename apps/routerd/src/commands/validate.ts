@@ -34,9 +34,12 @@ export const validateCommand: Command = {
   name: "validate",
   summary: "check a config file: schema, references and conflicts; changes nothing",
   usage: "validate --config FILE [--json]",
-  description: "Exit 0 when the config is valid (warnings are printed), 1 with every error otherwise.",
+  description: "Parses the YAML and checks every resource: fields, references between resources, conflicts.\nEvery problem is printed with file:line:column, the resource and the field, and what to write instead.",
+  exitCodes: { 0: "the config is valid (warnings are printed)", 1: "the config has errors (all of them are printed)" },
+  examples: [{ command: "routerd validate --config /etc/routerd/router.yaml", description: "check an edited config before applying it" }],
+  seeAlso: ["routerd check", "routerd plan"],
   options: {
-    config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)" },
+    config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)", complete: "file" },
     json: { type: "boolean", description: "print {valid, issues[]} as JSON" },
   },
   async run(v, io) {

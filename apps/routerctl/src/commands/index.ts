@@ -1,0 +1,26 @@
+// routerctl's commands: one module each. A helper adding `routerctl dns ...` adds one module and one line here.
+import { completionCommand, versionCommand, type Command, type Program } from "@routerd/cli";
+import { daemonCommand } from "./daemon.js";
+import { eventsCommand } from "./events.js";
+import { healthCommand } from "./health.js";
+import { statusCommand } from "./status.js";
+import { programVersion } from "./version.js";
+
+export const COMMANDS: readonly Command[] = [
+  statusCommand,
+  healthCommand,
+  eventsCommand,
+  daemonCommand,
+  versionCommand("routerctl", () => programVersion("routerctl")),
+  completionCommand("routerctl", () => PROGRAM),
+];
+
+export const PROGRAM: Program = {
+  name: "routerctl",
+  summary: "query routerd and its daemons: status, resources, events, host checks",
+  description:
+    "routerctl asks routerd serve and its daemons over their Unix sockets (<run-dir>/<daemon>/<instance>.sock)\n" +
+    "and reads routerd's state directory (status, ledger, events) for what works without serve running.",
+  version: programVersion("routerctl").version,
+  commands: COMMANDS,
+};
