@@ -13,6 +13,18 @@ export type { IPv4StaticAddressSpec } from "./kinds/ipv4-static-address.js";
 export { tableId, type IPv4RouteSpec } from "./kinds/ipv4-route.js";
 export type { NAT44RuleSpec } from "./kinds/nat44-rule.js";
 export type { PortForwardSpec } from "./kinds/port-forward.js";
+export {
+  hairpinInterfaces,
+  hairpinMode,
+  ingressBackends,
+  ingressProbeName,
+  type HairpinMode,
+  activeIngressTargets,
+  weightedShare,
+  type IngressBackend,
+  type IngressTarget,
+  type IngressServiceSpec,
+} from "./kinds/ingress-service.js";
 export type { FirewallZoneSpec } from "./kinds/firewall-zone.js";
 export type { FirewallPolicySpec } from "./kinds/firewall-policy.js";
 export type { FirewallRuleSpec } from "./kinds/firewall-rule.js";

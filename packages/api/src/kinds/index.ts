@@ -13,6 +13,7 @@ import { firewallZoneKind } from "./firewall-zone.js";
 import { healthCheckKind } from "./health-check.js";
 import { hostnameKind } from "./hostname.js";
 import { interfaceKind } from "./interface.js";
+import { ingressServiceKind } from "./ingress-service.js";
 import { ipAddressSetKind } from "./ip-address-set.js";
 import { ipv4RouteKind } from "./ipv4-route.js";
 import { ipv4StaticAddressKind } from "./ipv4-static-address.js";
@@ -38,6 +39,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   firewallPolicyKind,
   firewallRuleKind,
   portForwardKind,
+  ingressServiceKind,
   sysctlKind,
   sysctlProfileKind,
   routerdClusterKind,

@@ -107,7 +107,7 @@ describe("intents of every kind (fixture testdata/all-kinds.yaml)", () => {
     const all = [...byKind.values()].flat();
     const merged = mergeIntents(all, (kind, a, b) => (kind === "nft.table" || JSON.stringify(a) === JSON.stringify(b) ? a : undefined));
     const nat = merged.find((d) => d.name === "ip/routerd_nat")!;
-    expect(nat.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["NAT44Rule/masquerade", "PortForward/web"]);
+    expect(nat.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["IngressService/api", "NAT44Rule/masquerade", "PortForward/web"]);
     // Only the persistent Sysctl gets a block in the sysctl.d file; the LAN services share one dnsmasq config.
     expect(merged.filter((d) => d.kind === "file").map((d) => d.name).sort()).toEqual(["/etc/routerd/dnsmasq.conf#lan-services", "/etc/sysctl.d/90-routerd.conf#net.netfilter.nf_conntrack_max"]);
     expect(merged.find((d) => d.name === "/etc/routerd/dnsmasq.conf#lan-services")!.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["DHCPv4Reservation/printer", "DHCPv4Server/lan-dhcp", "DHCPv6Information/lan-info", "DHCPv6Server/lan-dhcpv6", "IPv6RouterAdvertisement/lan-ra"]);

@@ -1,6 +1,7 @@
 // inet routerd_filter: zones, rules between zones and to the router itself, stateful basics, and the
 // holes routerd's own services need.
 import { NFT_TABLES, type ConfigView, type FirewallPolicySpec, type FirewallRuleSpec, type FirewallZoneSpec, type PortForwardSpec } from "@routerd/api";
+import { defaultIngressSelection, ingressFilterRules, type IngressSelection } from "./ingress.js";
 import { addressAlternatives, join, portMatch, setDefs } from "./matches.js";
 import { ifnameMatch, quote, renderTable, type Chain } from "./text.js";
 
@@ -15,7 +16,7 @@ export interface ServiceHole {
 const VERDICT_RULE = { accept: "accept", drop: "drop", reject: "reject" } as const;
 const chainId = (s: string) => s.replace(/-/g, "_");
 
-export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[] = []): { content: string; digest: string } {
+export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[] = [], ingress: IngressSelection = defaultIngressSelection(view)): { content: string; digest: string } {
   const policy = view.all<FirewallPolicySpec>("FirewallPolicy")[0]?.spec ?? { defaultInput: "accept", defaultForward: "accept", logDeny: false };
   const zones = view.all<FirewallZoneSpec>("FirewallZone");
   const rules = view.all<FirewallRuleSpec>("FirewallRule");
@@ -54,9 +55,12 @@ export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[
   };
   const base = (verdict: "accept" | "drop" | "reject") => (verdict === "accept" ? "accept" : "drop");
 
+  // Services without a healthy backend are answered before any zone rule could accept their port.
+  const unserved = ingressFilterRules(view, ingress);
   const input: string[] = [
     "ct state established,related accept",
     "ct state invalid drop",
+    ...unserved,
     'iifname "lo" accept',
     // IPv6 breaks without neighbour discovery; these never depend on zones.
     "meta l4proto ipv6-icmp icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept",
@@ -64,11 +68,12 @@ export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[
     ...inputDispatch,
     ...tail(policy.defaultInput, "input"),
   ];
-  const forwarded = view.all<PortForwardSpec>("PortForward").length > 0;
+  const forwarded = view.all<PortForwardSpec>("PortForward").length + view.all("IngressService").length > 0;
   const forward: string[] = [
     "ct state established,related accept",
     "ct state invalid drop",
-    ...(forwarded ? ["# PortForward: connections DNATed by routerd_nat", "ct status dnat accept"] : []),
+    ...unserved,
+    ...(forwarded ? ["# PortForward, IngressService: connections DNATed by routerd_nat", "ct status dnat accept"] : []),
     ...forwardDispatch,
     ...tail(policy.defaultForward, "forward"),
   ];

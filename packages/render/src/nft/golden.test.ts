@@ -1,9 +1,11 @@
 // Golden files: every folder under testdata/ holds a router.yaml and the expected text of each routerd
-// table it needs. `ROUTERD_UPDATE_GOLDEN=1 npx vitest run --project unit packages/render` rewrites them.
+// table it needs; an optional down.json names IngressService backends that are down
+// (`{ "service": ["backend", ...] }`). `ROUTERD_UPDATE_GOLDEN=1 npx vitest run --project unit packages/render` rewrites them.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, makeConfigView } from "@routerd/api";
+import { activeIngressTargets, loadConfig, makeConfigView, type ConfigView, type IngressServiceSpec } from "@routerd/api";
 import { describe, expect, it } from "vitest";
+import { defaultIngressSelection, type IngressState } from "./ingress.js";
 import { defaultSelection } from "./policy-table.js";
 import { renderDesiredTables } from "./tables.js";
 
@@ -18,12 +20,13 @@ describe.each(readdirSync(TESTDATA).sort())("golden %s", (name) => {
   it("loads", () => expect(loaded.issues.filter((i) => i.severity === "error")).toEqual([]));
   const view = makeConfigView(loaded.config!);
   const holes = name === "zone-firewall" ? [{ owner: "DHCPv4Server/lan", ifnames: ["lan0"], protocol: "udp" as const, port: 67 }] : [];
-  const tables = renderDesiredTables(ALL_TABLES, { view, selection: defaultSelection(view), holes });
+  const tables = renderDesiredTables(ALL_TABLES, { view, selection: defaultSelection(view), holes, ingress: ingressWithDown(view, join(dir, "down.json")) });
 
   it.each(ALL_TABLES)("renders %s as in the golden file", (table) => {
     const expectedPath = join(dir, `${table.replace("/", "-")}.nft`);
-    const relevant = table === "ip/routerd_nat" ? view.all("NAT44Rule").length + view.all("PortForward").length
-      : table === "inet/routerd_filter" ? view.all("FirewallPolicy").length + view.all("FirewallZone").length
+    const services = view.all("IngressService").length;
+    const relevant = table === "ip/routerd_nat" ? view.all("NAT44Rule").length + view.all("PortForward").length + services
+      : table === "inet/routerd_filter" ? view.all("FirewallPolicy").length + view.all("FirewallZone").length + services
       : view.all("EgressRoutePolicy").length;
     if (!relevant) {
       expect(existsSync(expectedPath)).toBe(false);
@@ -34,3 +37,15 @@ describe.each(readdirSync(TESTDATA).sort())("golden %s", (name) => {
     expect(actual).toBe(readFileSync(expectedPath, "utf8"));
   });
 });
+
+function ingressWithDown(view: ConfigView, file: string): Map<string, IngressState> {
+  const selection = defaultIngressSelection(view);
+  if (!existsSync(file)) return selection;
+  const down = JSON.parse(readFileSync(file, "utf8")) as Record<string, string[]>;
+  for (const [name, state] of selection) {
+    const spec = view.find<IngressServiceSpec>("IngressService", name)!.spec;
+    const usable = state.all.filter((t) => !(down[name] ?? []).includes(t.name));
+    selection.set(name, { all: state.all, active: activeIngressTargets(spec.policy.selection, usable) });
+  }
+  return selection;
+}

@@ -1,9 +1,10 @@
-// ip routerd_nat: PortForward DNAT (with hairpin) and NAT44Rule masquerade/SNAT.
+// ip routerd_nat: PortForward and IngressService DNAT (with hairpin) and NAT44Rule masquerade/SNAT.
 import { NFT_TABLES, type ConfigView, type NAT44RuleSpec, type PortForwardSpec } from "@routerd/api";
+import { defaultIngressSelection, ingressNatRules, type IngressSelection } from "./ingress.js";
 import { addressAlternatives, exclusion, join, setDefs } from "./matches.js";
 import { ifnameMatch, renderTable, type Chain } from "./text.js";
 
-export function renderNatTable(view: ConfigView): { content: string; digest: string } {
+export function renderNatTable(view: ConfigView, ingress: IngressSelection = defaultIngressSelection(view)): { content: string; digest: string } {
   const forwards = view.all<PortForwardSpec>("PortForward");
   const nats = view.all<NAT44RuleSpec>("NAT44Rule");
   const prerouting: string[] = [];
@@ -29,6 +30,10 @@ export function renderNatTable(view: ConfigView): { content: string; digest: str
       postrouting.push(join(ifnameMatch("iifname", [wan], true), "ct status dnat", `ip daddr ${s.target.address}`, `${s.listen.protocol} dport ${port}`, "masquerade"));
     }
   }
+
+  const services = ingressNatRules(view, ingress);
+  prerouting.push(...services.prerouting);
+  postrouting.push(...services.postrouting);
 
   for (const n of nats) {
     const s = n.spec;

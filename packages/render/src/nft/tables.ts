@@ -2,6 +2,7 @@
 import { NFT_TABLES, type ConfigView, type NftTableRole } from "@routerd/api";
 import { artifactNames } from "@routerd/resource";
 import { renderFilterTable, type ServiceHole } from "./filter-table.js";
+import type { IngressSelection } from "./ingress.js";
 import { renderNatTable } from "./nat-table.js";
 import { renderPolicyTable, type EgressSelection } from "./policy-table.js";
 
@@ -9,6 +10,8 @@ export interface TableRenderInput {
   view: ConfigView;
   selection: EgressSelection;
   holes: readonly ServiceHole[];
+  /** Active IngressService backends (from health); default: every backend. */
+  ingress?: IngressSelection;
 }
 
 export interface RenderedTable {
@@ -19,8 +22,8 @@ export interface RenderedTable {
 }
 
 const RENDERERS: Record<NftTableRole, (input: TableRenderInput) => { content: string; digest: string }> = {
-  nat: (i) => renderNatTable(i.view),
-  filter: (i) => renderFilterTable(i.view, i.holes),
+  nat: (i) => renderNatTable(i.view, i.ingress),
+  filter: (i) => renderFilterTable(i.view, i.holes, i.ingress),
   policy: (i) => renderPolicyTable(i.view, i.selection),
 };
 
