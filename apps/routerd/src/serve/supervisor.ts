@@ -230,7 +230,7 @@ export class Supervisor {
   }
 }
 
-function isZombie(pid: number): boolean {
+export function isZombie(pid: number): boolean {
   try {
     return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
