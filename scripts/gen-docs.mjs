@@ -11,6 +11,7 @@ export const KINDS_DOC = join(ROOT, "docs", "reference", "kinds.md");
 const cell = (text) => String(text).replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/\n/g, " ");
 const code = (text) => `\`${text}\``;
 const anchor = (kind) => kind.toLowerCase();
+const PROVIDED_TYPE = { stringList: "list of strings", objectList: "list of objects" };
 
 /** A short human label for a JSON Schema node. */
 function typeLabel(s) {
@@ -78,7 +79,9 @@ export function renderKindsDoc({ KINDS, routerJsonSchema, teardownRegistry }) {
     "",
     "Every kind a router config may contain: its API group, lifecycle class and teardown contract (how routerd",
     "removes what it created when the resource leaves the config), whether it takes a `when` predicate, and its",
-    "fields. Field types and defaults come from the JSON Schema (`docs/router.schema.json`).",
+    "fields. Field types and defaults come from the JSON Schema (`docs/router.schema.json`). Each kind also lists",
+    "the status fields it provides: what `xxxFrom: {resource: Kind/name, field, optional}` and",
+    "`when: {state: {\"${Kind/name.status.field}\": {...}}}` may read (see [docs/migrating.md](../migrating.md)).",
     "",
     "| Kind | apiVersion | Class | Contract | `when` |",
     "|---|---|---|---|---|",
@@ -100,6 +103,8 @@ export function renderKindsDoc({ KINDS, routerJsonSchema, teardownRegistry }) {
     const rows = fieldRows(specOf.get(k.kind)).filter((r) => r.path !== "when");
     out.push("| Field | Type | Required | Default | Description |", "|---|---|---|---|---|");
     for (const r of rows) out.push(`| ${code(r.path)} | ${cell(r.type)} | ${r.required ? "yes" : "no"} | ${cell(r.default)} | ${cell(r.description)} |`);
+    out.push("", `Provides (status fields other resources read with \`*From\` and \`when.state\`, e.g. \`\${${k.kind}/NAME.status.phase}\`):`, "");
+    out.push(`${[["phase", "string"], ...Object.entries(k.provides)].map(([f, t]) => `${code(f)} (${PROVIDED_TYPE[t] ?? t})`).join(", ")}${k.ifname ? ". An interface: fields that name an interface accept it." : "."}`);
   }
   out.push(
     "",

@@ -1,4 +1,5 @@
 import type { ConfigView, Resource, RouterConfig } from "./kind.js";
+import { interfaceIfname } from "./interface-kinds.js";
 import { UNKNOWN_RUNTIME, type RuntimeView } from "./runtime.js";
 
 export function makeConfigView(config: RouterConfig, runtime: RuntimeView = UNKNOWN_RUNTIME): ConfigView {
@@ -14,10 +15,7 @@ export function makeConfigView(config: RouterConfig, runtime: RuntimeView = UNKN
     find: <S>(kind: string, name: string) => byKind.get(kind)?.find((r) => r.metadata.name === name) as Resource<S> | undefined,
     all: <S>(kind: string) => (byKind.get(kind) ?? []) as Resource<S>[],
     referrers: (kind, name) => config.resources.filter((r) => r.refs.some((ref) => ref.name === name && ref.kinds.includes(kind))),
-    ifname(interfaceName) {
-      const iface = view.find<{ ifname?: string }>("Interface", interfaceName);
-      return iface?.spec.ifname ?? interfaceName;
-    },
+    ifname: (interfaceName) => interfaceIfname(view, interfaceName) ?? interfaceName,
   };
   return view;
 }

@@ -1,10 +1,25 @@
-export { API_GROUPS, defineKind, type ApiVersion, type CheckContext, type ConfigView, type KindDefinition, type Resource, type RouterConfig, type SourcePosition } from "./kind.js";
+export {
+  API_GROUPS,
+  defineKind,
+  type ApiVersion,
+  type CheckContext,
+  type ConfigView,
+  type KindDefinition,
+  type PublishedStatus,
+  type Resource,
+  type RouterConfig,
+  type SourcePosition,
+} from "./kind.js";
+export { PHASE_FIELD, phaseMatches, providedFields, providedType, type ProvidedType, type Provides } from "./provides.js";
+export { fromSource, fromSources, VALUE_FORMATS, type SourceUse, type StatusSource, type ValueFormatName } from "./status-source.js";
+export { makeStatusView, type Resolution, type StatusView, type StatusViewInput } from "./status-view.js";
+export { INTERFACE_KINDS } from "./interface-kinds.js";
 export { KINDS, kindDefinition } from "./kinds/index.js";
 export { loadConfig, formatPath, ROUTER_API_VERSION, type ConfigIssue, type LoadResult } from "./load.js";
 export { makeConfigView } from "./config-view.js";
 export { routerJsonSchema, SCHEMA_ID } from "./json-schema.js";
 export { effectiveView, type EffectiveView } from "./effective-view.js";
-export { evaluateWhen, whenReferences, whenSchema, type WhenPredicate, type WhenState } from "./when.js";
+export { evaluateWhen, parseStateKey, whenReads, whenReferences, whenSchema, type FieldFact, type StateMatch, type WhenLookup, type WhenPredicate, type WhenState } from "./when.js";
 export { NFT_TABLES, nftSetName, nftTableIntent, type NftTableRole } from "./tables.js";
 export { durationMs, formats, fwmarkValue, intToIpv4, ipv4InPrefix, ipv4Network, ipv4ToInt, parseIpv4Prefix, prefixesOverlap, type Ipv4Prefix } from "./formats.js";
 export { t, nearest, type Infer, type Path } from "./schema.js";
@@ -35,7 +50,7 @@ export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";
 export type { HostnameSpec } from "./kinds/hostname.js";
-export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact, type RuntimeView } from "./runtime.js";
+export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "./runtime.js";
 export { DNSMASQ, dnsmasqIntents, staticAddressOf } from "./lan-services.js";
 export { DHCPV4_CLIENT_DAEMON, RESOLV_CONF, dhcpClientOn, leaseRoutes, type DHCPv4ClientSpec } from "./kinds/dhcpv4-client.js";
 export type { DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";

@@ -1,8 +1,10 @@
 // What every config kind declares: identity, lifecycle class and contract, spec schema, semantic checks and
 // the artifact intents it emits. One module per kind under kinds/.
 import type { ArtifactIntent, LifecycleContract, OwnerKey, ResourceClass } from "@routerd/resource";
+import type { Provides } from "./provides.js";
 import type { Path, Schema } from "./schema.js";
 import type { RuntimeView } from "./runtime.js";
+import type { SourceUse } from "./status-source.js";
 import type { WhenPredicate } from "./when.js";
 
 export const API_GROUPS = {
@@ -28,6 +30,8 @@ export interface Resource<S = unknown> {
   owner: OwnerKey;
   /** References this resource makes to others (from the schema's ref fields). */
   refs: { path: (string | number)[]; name: string; kinds: readonly string[] }[];
+  /** Its `*From` fields (status-sourced values); absent when it has none. */
+  sources?: SourceUse[];
   /** Index in spec.resources, for locating fields in the source. */
   index: number;
   position: SourcePosition;
@@ -48,7 +52,7 @@ export interface ConfigView {
   referrers(kind: string, name: string): Resource[];
   /** What daemons know now (leases, delegated prefixes). */
   readonly runtime: RuntimeView;
-  /** The Linux ifname of an Interface resource (its spec.ifname, or its name). */
+  /** The Linux ifname of an interface resource (any kind with `ifname` in its definition), or the name itself. */
   ifname(interfaceName: string): string;
 }
 
@@ -65,6 +69,15 @@ export interface KindDefinition<S = unknown> {
   contract: LifecycleContract;
   supportsWhen: boolean;
   spec: Schema<S>;
+  /**
+   * The status fields other resources may read through `*From` and `when.state` (the original API's
+   * "provides" table); `phase` is implied. Every kind has one, even if empty.
+   */
+  provides: Provides;
+  /** What it publishes now under those names (omitted or empty values: not set). Pure: config and runtime facts in. */
+  status?(resource: Resource<S>, ctx: ConfigView): PublishedStatus;
+  /** The kind is a network interface: fields naming an interface accept it, and this is its Linux name. */
+  ifname?(resource: Resource<S>, view: ConfigView): string;
   /** Semantic checks beyond the schema (cross-field and cross-resource). Paths are relative to `spec`. */
   check?(resource: Resource<S>, ctx: CheckContext): void;
   intents(resource: Resource<S>, ctx: ConfigView): ArtifactIntent[];
@@ -73,6 +86,15 @@ export interface KindDefinition<S = unknown> {
    * or undefined. Cleanup then leaves its artifacts alone, as for an undecidable `when`.
    */
   holdsExisting?(resource: Resource<S>, ctx: ConfigView): string | undefined;
+}
+
+/** A resource's published status: the provided fields it has a value for now. */
+export interface PublishedStatus {
+  /** Its own phase vocabulary (a DHCP client's Bound, ...); otherwise the lifecycle phase is published. */
+  phase?: string;
+  fields: Record<string, unknown>;
+  /** Set when the facts behind the fields are not known now (a daemon not answering): missing fields are unknown, not unset. */
+  unknown?: string;
 }
 
 /** Keeps the spec type attached to the definition while letting the registry hold all kinds. */

@@ -13,6 +13,8 @@ import { makeConfigView } from "./config-view.js";
 import { API_GROUPS, type ApiVersion, type CheckContext, type Resource, type RouterConfig } from "./kind.js";
 import { KINDS, kindDefinition } from "./kinds/index.js";
 import { NAME_PATTERN, kindPhrase, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
+import { checkSources } from "./source-checks.js";
+import type { SourceUse } from "./status-source.js";
 import { whenReferences, whenSchema, type WhenPredicate } from "./when.js";
 
 export const ROUTER_API_VERSION = "routerd.net/v1alpha1";
@@ -132,7 +134,7 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
 
   const resources: Resource[] = [];
   // Resources whose spec did not parse still have their references checked, so one run shows everything.
-  const partial: { id: string; index: number; refs: Resource["refs"] }[] = [];
+  const partial: { id: string; index: number; refs: Resource["refs"]; sources?: SourceUse[] }[] = [];
   const seen = new Map<string, number>();
   top.resources.forEach((raw, index) => {
     const base: Path = ["spec", "resources", index];
@@ -149,7 +151,7 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
       seen.set(r.id, index);
     }
     if (!r.resource) {
-      if (r.id) partial.push({ id: r.id, index, refs: r.refs });
+      if (r.id) partial.push({ id: r.id, index, refs: r.refs, ...(r.sources ? { sources: r.sources } : {}) });
       return;
     }
     const p = locate(base);
@@ -189,6 +191,15 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
   };
   for (const r of resources) checkRefs(`${r.kind}/${r.metadata.name}`, r.index, r.refs, r.when);
   for (const p of partial) checkRefs(p.id, p.index, p.refs);
+  // What resources read from each other's status (*From, when.state): only configs that have any pay.
+  if (top.resources.length && (partial.some((p) => p.sources) || resources.some((r) => r.sources || r.when))) {
+    const ids = new Map([...resources.map((r) => [r.index, `${r.kind}/${r.metadata.name}`] as const), ...partial.map((p) => [p.index, p.id] as const)]);
+    for (const i of checkSources([...resources, ...partial], (kind, name) => names.get(kind)?.has(name) ?? false)) {
+      broken.add(i.index);
+      const base: Path = ["spec", "resources", i.index];
+      report("error", [...base, ...i.path], i.message, { resource: ids.get(i.index)!, fieldBase: base.length, ...(i.hint ? { hint: i.hint } : {}) });
+    }
+  }
 
   const config: RouterConfig = { file, name: top.name!, resources };
   const view = makeConfigView(config);
@@ -257,6 +268,7 @@ interface ParsedResource {
   /** index and position are filled in by the caller. */
   resource?: Resource;
   refs: Resource["refs"];
+  sources?: SourceUse[];
   issues: Issue[];
 }
 
@@ -308,7 +320,8 @@ function parseResource(raw: unknown, base: Path): ParsedResource {
   }
   const parsed = def.spec.parse(spec ?? {}, [...base, "spec"], ctx);
   const refs = ctx.refs.map((ref) => ({ ...ref, path: ref.path.slice(base.length) }));
-  if (parsed === undefined || !metadata || ctx.issues.length) return { ...(id ? { id } : {}), refs, issues: ctx.issues };
+  const sources = ctx.sources?.map((use) => ({ ...use, path: use.path.slice(base.length) }));
+  if (parsed === undefined || !metadata || ctx.issues.length) return { ...(id ? { id } : {}), refs, ...(sources ? { sources } : {}), issues: ctx.issues };
   return {
     id: id!,
     refs,
@@ -319,6 +332,7 @@ function parseResource(raw: unknown, base: Path): ParsedResource {
       metadata,
       spec: parsed,
       ...(when ? { when } : {}),
+      ...(sources ? { sources } : {}),
       owner: ownerKey(def.apiVersion, def.kind, metadata.name),
       refs,
       index: -1,

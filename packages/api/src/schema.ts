@@ -1,5 +1,7 @@
 // A small schema DSL: one definition gives the TypeScript type, the validator (every issue, with its path)
 // and the JSON Schema for editors. Formats live in formats.ts.
+import { INTERFACE_KINDS } from "./interface-kinds.js";
+import type { SourceUse } from "./status-source.js";
 
 /**
  * Where a value sits. Parsers share one path array down the tree (push before a child, pop after), so a
@@ -25,6 +27,8 @@ export interface RefUse {
 export interface ParseContext {
   issues: Issue[];
   refs: RefUse[];
+  /** `*From` uses, created on the first one (most resources have none). */
+  sources?: SourceUse[];
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -344,6 +348,7 @@ export class UnionSchema<T> extends Schema<T> {
       const v = o.parse(value, path, trial);
       if (v !== undefined && trial.issues.length === 0) {
         ctx.refs.push(...trial.refs);
+        if (trial.sources) (ctx.sources ??= []).push(...trial.sources);
         return v;
       }
     }
@@ -395,6 +400,8 @@ export const t = {
   bool: () => new BoolSchema(),
   enum: <E extends string>(...values: E[]) => new EnumSchema<E>(values),
   ref: (...kinds: string[]) => new RefSchema(kinds),
+  /** A field naming an interface: any kind whose definition provides an ifname (Interface, tunnels, ...). */
+  interfaceRef: () => new RefSchema(INTERFACE_KINDS),
   array: <T>(item: Schema<T>, opts?: { minItems?: number; maxItems?: number; unique?: boolean }) => new ArraySchema(item, opts),
   object: <S extends Shape>(shape: S) => new ObjectSchema(shape),
   map: <T>(key: StringSchema, value: Schema<T>) => new MapSchema(key, value),

@@ -7,3 +7,4 @@ export { replaceTableScript } from "./executors/nft.js";
 export { IP_LINES, failedBatchLines } from "./executors/ip-lines.js";
 export { findBlock, removeBlock, upsertBlock } from "./file-blocks.js";
 export { sysctlPath } from "./observers/system.js";
+export { observeLinkFacts } from "./observers/ip.js";

@@ -36,7 +36,7 @@ export interface GcInput {
   activeOwners: ReadonlySet<OwnerKey>;
   /** Every resource in the config, active or not (`when: false` keeps its status). */
   configuredOwners: ReadonlySet<OwnerKey>;
-  /** Resources whose `when` is undecidable: what they own is kept as it is. */
+  /** Resources whose `when` is undecidable, or that wait for a status-sourced value: what they own is kept as it is. */
   protectedOwners: ReadonlySet<OwnerKey>;
   ledger: readonly LedgerEntry[];
   statuses: ReadonlyMap<OwnerKey, ObjectStatus>;
@@ -113,7 +113,7 @@ export function planGc(input: GcInput): GcPlan {
     const skip = (reason: string) => plan.skipped.push({ kind: e.kind, name: e.name, owner: e.owner, reason });
     const forget = (reason: string) => forgets.push({ type: "forgetLedger", kind: e.kind, name: e.name, owner: e.owner, reason });
     if (e.owners.some((o) => input.protectedOwners.has(o))) {
-      skip("its owner's `when` cannot be decided now: kept as it is");
+      skip("its owner is undecided (`when`) or pending (a status-sourced value): kept as it is");
       continue;
     }
     const o = observe(input.inventory, e.kind, e.name);

@@ -10,6 +10,7 @@ export const planCommand: Command = {
   usage: "plan --config FILE [--json] [--detailed-exitcode] [--verbose]",
   description:
     "Per resource: + create, ~ update (old → new), - delete; ! orphan, drift or adoption candidate; ? unknown.\n" +
+    "A resource waiting for a status-sourced value (xxxFrom) is shown as pending, with what it waits for; what it has is kept.\n" +
     "Reads the host and the state directory; changes nothing.",
   exitCodes: { 0: "success (with --detailed-exitcode: no changes)", 1: "invalid config or an error reading state", 2: "changes pending (only with --detailed-exitcode)" },
   examples: [

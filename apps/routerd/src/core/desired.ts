@@ -6,9 +6,10 @@ import {
   kindDefinition,
   makeConfigView,
   type EffectiveView,
-  type Resource,
   type RouterConfig,
   type RuntimeView,
+  type StatusView,
+  type WhenLookup,
   type WhenState,
 } from "@routerd/api";
 import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection } from "@routerd/render";
@@ -17,16 +18,21 @@ import { serviceHoles } from "./holes.js";
 
 export interface DesiredState {
   view: EffectiveView;
-  /** Intents per active resource, in config order. */
-  intents: Map<Resource, ArtifactIntent[]>;
+  /** Intents per active resource (by owner), in config order. */
+  intents: Map<OwnerKey, ArtifactIntent[]>;
   desired: DesiredArtifact[];
-  /** Owners whose existing artifacts must be kept as they are (daemon state unknown), with the reason. */
+  /**
+   * Owners whose existing artifacts must be kept as they are, with the reason: their daemon state is
+   * unknown, or they wait for a status-sourced value (pending).
+   */
   held: Map<OwnerKey, string>;
 }
 
 export interface DesiredInput {
   config: RouterConfig;
-  when: WhenState;
+  when: WhenState | WhenLookup;
+  /** Fills in `*From` values; a config that has any needs it. */
+  sources?: StatusView;
   /** Active EgressRoutePolicy candidates (from health state); defaults to the highest weight. */
   selection?: EgressSelection;
   runtime?: RuntimeView;
@@ -35,17 +41,18 @@ export interface DesiredInput {
 }
 
 export function computeDesired(input: DesiredInput): DesiredState {
-  const view = effectiveView(input.config, input.when);
+  const view = effectiveView(input.config, input.when, input.sources);
   // Renderers and intents see only active resources: an inactive rule must not be rendered.
   const active = makeConfigView({ ...input.config, resources: view.active }, input.runtime ?? UNKNOWN_RUNTIME);
-  const intents = new Map<Resource, ArtifactIntent[]>();
+  const intents = new Map<OwnerKey, ArtifactIntent[]>();
   const held = new Map<OwnerKey, string>();
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
-    intents.set(r, def.intents(r, active));
+    intents.set(r.owner, def.intents(r, active));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
   }
+  for (const p of view.pending) held.set(p.resource.owner, `waiting for ${p.reason}`);
   // Tables are shared by several resources; their content comes from the renderer, not the intents.
   // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
   const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";

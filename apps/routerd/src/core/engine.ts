@@ -1,6 +1,6 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
-import { kindDefinition, makeConfigView, type RouterConfig, type WhenState } from "@routerd/api";
+import { kindDefinition, makeConfigView, makeStatusView, type RouterConfig, type WhenState } from "@routerd/api";
 import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection } from "@routerd/render";
@@ -22,7 +22,7 @@ import {
 } from "@routerd/resource";
 import { computeDesired, recordableAttributes, type DesiredState } from "./desired.js";
 import { hasChanges, plan, type Plan } from "./plan.js";
-import { readRuntime } from "./runtime.js";
+import { readRuntime, readsInterfaceStatus } from "./runtime.js";
 
 /** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
 const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
@@ -46,13 +46,13 @@ export interface PlanRun {
   plan: Plan;
 }
 
-function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>, extra?: WhenState): Map<string, { phase: string }> {
+/** The lifecycle phase each resource had after the last reconcile, keyed `Kind/name`. */
+function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>): WhenState {
   const out = new Map<string, { phase: string }>();
   for (const s of statuses.values()) {
     const p = parseOwnerKey(s.owner);
     if (s.phase !== "Unknown") out.set(`${p.kind}/${p.name}`, { phase: s.phase });
   }
-  for (const [k, v] of extra ?? []) out.set(k, v);
   return out;
 }
 
@@ -89,12 +89,15 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const prefetch = prefetchInventory(opts.host, ledgerKinds);
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
-  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir));
+  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, readsInterfaceStatus(config) ? { links: opts.host } : {}));
   traceStage("runtime facts read");
+  // Only configs that use `when` or `*From` pay for the status view.
+  const reads = config.resources.some((r) => r.when || r.sources);
+  const status = reads ? makeStatusView({ config, runtime, stored: whenState(statuses), ...(opts.when ? { phases: opts.when } : {}) }) : undefined;
   const desired = computeDesired({
     config,
-    // Only configs that use `when` pay for building the state map.
-    when: config.resources.some((r) => r.when) ? whenState(statuses, opts.when) : new Map(),
+    when: status ?? new Map(),
+    ...(status ? { sources: status } : {}),
     ...(opts.selection ? { selection: opts.selection } : {}),
     runtime,
     stateDir: opts.host.stateDir,
@@ -220,18 +223,24 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
   const gone = new Set(run.plan.gc.actions.filter((a) => a.type === "deleteStatus").map((a) => a.owner));
   for (const [owner, s] of previous) if (!gone.has(owner)) out.set(owner, s);
   const { view, intents } = run.desired;
-  const active = new Set(view.active);
   const inactive = new Set(view.inactive);
+  const pending = new Map(view.pending.map((p) => [p.resource, p.reason]));
   for (const r of view.config.resources) {
     const def = kindDefinition(r.kind)!;
-    const mine = intents.get(r) ?? [];
-    const errors = failed.size ? (mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean) as string[]) : [];
-    const state = active.has(r) ? "active" : inactive.has(r) ? "inactive" : "undecided";
+    const mine = intents.get(r.owner);
+    const errors = failed.size && mine ? (mine.map((i) => failed.get(`${i.kind}/${i.name}`)).filter(Boolean) as string[]) : [];
+    const state = mine ? "active" : inactive.has(r) ? "inactive" : pending.has(r) ? "pending" : "undecided";
     const prev = previous.get(r.owner);
     const next: ObjectStatus = { owner: r.owner, lifecycleClass: def.class, contract: def.contract.type, phase: "Ready", artifacts: [], updatedAt: now };
     if (state === "inactive") {
       next.phase = "Pending";
       next.reason = "WhenFalse";
+    } else if (state === "pending") {
+      // Waiting for a status-sourced value: what it had stays, and so does its list of artifacts.
+      next.phase = "Pending";
+      next.reason = "SourceUnresolved";
+      next.message = pending.get(r)!;
+      next.artifacts = prev?.artifacts ?? [];
     } else if (state === "undecided") {
       next.phase = prev?.phase ?? "Unknown";
       next.reason = "WhenUndecidable";
@@ -241,7 +250,7 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
       next.message = errors.join("; ");
     }
     if (state === "undecided") next.artifacts = prev?.artifacts ?? [];
-    else for (const i of mine) if (i.action === "ensure") next.artifacts.push({ kind: i.kind, name: i.name });
+    else for (const i of mine ?? []) if (i.action === "ensure") next.artifacts.push({ kind: i.kind, name: i.name });
     // Keep the old timestamp when nothing else changed, so status.json only moves on real changes.
     out.set(r.owner, prev && sameStatus(prev, next) ? prev : next);
   }

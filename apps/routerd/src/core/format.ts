@@ -12,6 +12,7 @@ export function planToJson(p: Plan, extra: Record<string, unknown> = {}): Record
       id: r.id,
       owner: r.owner,
       state: r.state,
+      ...(r.reason ? { reason: r.reason } : {}),
       artifacts: r.artifacts.map((a) => ({
         kind: a.kind,
         name: a.name,
@@ -37,6 +38,10 @@ export function planToText(p: Plan, opts: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   for (const r of p.resources) {
     const shown = r.artifacts.filter((a) => opts.verbose || (a.change !== "unchanged" && a.action !== "observe"));
+    if (r.state === "pending") {
+      lines.push(`${r.id} (pending: ${r.reason}; what it has is kept as it is)`);
+      continue;
+    }
     if (!shown.length) continue;
     const note = r.state === "removed" ? " (no longer in the config)" : r.state === "inactive" ? " (inactive: when is false)" : r.state === "undecided" ? " (when undecidable: kept as is)" : "";
     lines.push(`${r.id}${note}`);

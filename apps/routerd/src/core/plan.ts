@@ -37,7 +37,9 @@ export interface PlannedArtifact {
 export interface PlannedResource {
   id: string;
   owner: OwnerKey;
-  state: "active" | "inactive" | "undecided" | "removed";
+  state: "active" | "inactive" | "undecided" | "pending" | "removed";
+  /** Why a pending resource waits (a status-sourced value it needs). */
+  reason?: string;
   artifacts: PlannedArtifact[];
 }
 
@@ -114,8 +116,10 @@ export function plan(input: PlanInput): Plan {
     const entry = input.ledger.get(d.kind, d.name);
     let c = classify(d, entry, input.inventory);
     // An owner whose daemon state is unknown keeps what exists as it is, also in a file it shares with others
-    // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq).
-    const heldBy = c.change === "update" && input.desired.held.size ? d.owners.find((o) => input.desired.held.has(o)) : undefined;
+    // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq). A pending
+    // owner is not among the desired owners any more: the ledger says what it shares.
+    const heldBy =
+      c.change === "update" && input.desired.held.size ? (d.owners.find((o) => input.desired.held.has(o)) ?? entry?.owners.find((o) => input.desired.held.has(o))) : undefined;
     if (heldBy) c = { change: "unchanged", reason: `kept as it is: ${input.desired.held.get(heldBy)}` };
     seen.set(artifactId(d), { d, entry, c });
     result.summary[c.change === "delete" ? "delete" : c.change] += 1;
@@ -133,11 +137,12 @@ export function plan(input: PlanInput): Plan {
     }
   }
 
-  const planned = (r: Resource, state: PlannedResource["state"]): PlannedResource => ({
+  const planned = (r: Resource, state: PlannedResource["state"], reason?: string): PlannedResource => ({
     id: `${r.kind}/${r.metadata.name}`,
     owner: r.owner,
     state,
-    artifacts: (intents.get(r) ?? []).map((i) => {
+    ...(reason ? { reason } : {}),
+    artifacts: (intents.get(r.owner) ?? []).map((i) => {
       const { d, entry, c } = seen.get(artifactId(i))!;
       const a: PlannedArtifact = { kind: i.kind, name: i.name, owner: i.owner, action: d.action, change: c.change };
       if (entry) a.ownership = entry.ownership;
@@ -149,6 +154,7 @@ export function plan(input: PlanInput): Plan {
   result.resources.push(...view.active.map((r) => planned(r, "active")));
   result.resources.push(...view.inactive.map((r) => planned(r, "inactive")));
   result.resources.push(...view.undecided.map((r) => planned(r, "undecided")));
+  result.resources.push(...view.pending.map((p) => planned(p.resource, "pending", p.reason)));
 
   const configured = new Set(view.config.resources.map((r) => r.owner));
   const contractOf = (owner: OwnerKey) => kindDefinition(parseOwnerKey(owner).kind)?.contract;
@@ -157,6 +163,7 @@ export function plan(input: PlanInput): Plan {
     desired,
     activeOwners: new Set(view.active.map((r) => r.owner)),
     configuredOwners: configured,
+    // held includes the pending resources: waiting for a value never removes what they have.
     protectedOwners: new Set([...view.undecided.map((r) => r.owner), ...input.desired.held.keys()]),
     ledger: input.ledger.list(),
     statuses: input.statuses,

@@ -8,7 +8,7 @@ export const DHCPV4_CLIENT_DAEMON = "dhcpv4-client";
 export const RESOLV_CONF = "/etc/resolv.conf";
 
 export const dhcpv4ClientSpec = t.object({
-  interface: t.ref("Interface").describe("the WAN Interface to run the client on"),
+  interface: t.interfaceRef().describe("the WAN Interface to run the client on"),
   hostname: t.optional(formats.hostname().describe("option 12")),
   clientID: t.optional(t.string({ pattern: /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2})+$/, patternHint: "hex bytes like 01:02:00:00:00:00:01" }).describe("option 61 (default: hardware type + MAC)")),
   classID: t.optional(t.string({ minLength: 1, maxLength: 255 }).describe("option 60, vendor class")),
@@ -40,6 +40,32 @@ export const dhcpv4ClientKind = defineKind<DHCPv4ClientSpec>({
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["routerd.daemon", "linux.ipv4.address", "linux.ipv4.route", "file"] },
   supportsWhen: false,
   spec: dhcpv4ClientSpec,
+  status(res, ctx) {
+    const device = ctx.ifname(res.spec.interface);
+    const fact = ctx.runtime.dhcpv4Lease(res.metadata.name);
+    const base = { interface: res.spec.interface, device };
+    if (fact.state === "unknown") return { fields: base, unknown: `DHCPv4 lease unknown (${fact.reason})` };
+    if (fact.state === "absent") return { ...(fact.phase ? { phase: fact.phase } : {}), fields: base };
+    const l = fact.value;
+    const gateway = leaseRoutes(l).find((r) => r.destination === "0.0.0.0/0")?.gateway ?? l.routers[0];
+    return {
+      ...(fact.phase ? { phase: fact.phase } : {}),
+      fields: {
+        ...base,
+        currentAddress: l.address,
+        gateway,
+        defaultGateway: gateway,
+        dnsServers: l.dnsServers,
+        ntpServers: l.ntpServers ?? [],
+        domain: l.domain,
+        leaseTime: l.leaseTime,
+        renewAt: l.renewAt,
+        rebindAt: l.rebindAt,
+        expiresAt: l.expiresAt,
+      },
+    };
+  },
+  provides: { interface: "string", device: "string", currentAddress: "string", gateway: "string", defaultGateway: "string", dnsServers: "stringList", ntpServers: "stringList", domain: "string", leaseTime: "int", renewAt: "timestamp", rebindAt: "timestamp", expiresAt: "timestamp" },
   check(res, ctx) {
     for (const other of ctx.all<DHCPv4ClientSpec>("DHCPv4Client")) {
       if (other.index >= res.index) continue;

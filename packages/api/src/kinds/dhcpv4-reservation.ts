@@ -21,6 +21,8 @@ export const dhcpv4ReservationKind = defineKind<DHCPv4ReservationSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file", "routerd.daemon"] },
   supportsWhen: false,
   spec: dhcpv4ReservationSpec,
+  status: (res) => ({ fields: { address: res.spec.ipAddress, hostname: res.spec.hostname } }),
+  provides: { address: "string", hostname: "string" },
   check(res, ctx) {
     const server = ctx.find<DHCPv4ServerSpec>("DHCPv4Server", res.spec.server);
     const own = server && staticAddressOf(ctx, server.spec.interface);

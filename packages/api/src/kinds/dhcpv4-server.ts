@@ -1,18 +1,24 @@
 import { durationMs, formats, ipv4InPrefix, ipv4ToInt } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
-import { dnsmasqIntents, staticAddressOf } from "../lan-services.js";
+import { DNSMASQ, dnsmasqIntents, staticAddressOf } from "../lan-services.js";
 import { t, type Infer } from "../schema.js";
+import { fromSource, fromSources } from "../status-source.js";
 
 export const dhcpv4ServerSpec = t.object({
-  interface: t.ref("Interface").describe("the LAN Interface to serve (it needs an IPv4StaticAddress)"),
+  interface: t.interfaceRef().describe("the LAN Interface to serve (it needs an IPv4StaticAddress)"),
   addressPool: t.object({
     start: formats.ipv4(),
     end: formats.ipv4(),
     leaseTime: t.withDefault(formats.duration(), "12h"),
   }),
   gateway: t.optional(formats.ipv4().describe("router option (default: the interface's static address)")),
+  gatewayFrom: t.optional(fromSource({ format: "ipv4", into: "gateway" }).describe("the router option from another resource's status, e.g. {resource: Interface/lan, field: primaryIPv4}")),
   dnsServers: t.withDefault(t.array(formats.ipv4(), { unique: true }).describe("DNS servers handed out (default: none)"), []),
+  dnsServerFrom: t.optional(fromSources({ format: "ipv4", into: "dnsServers" }).describe("more DNS servers from status, e.g. {resource: DHCPv4Client/wan, field: dnsServers}")),
   domain: t.optional(formats.hostname()),
+  domainFrom: t.optional(fromSource({ format: "hostname", into: "domain" }).describe("the domain name from status, e.g. {resource: DHCPv4Client/wan, field: domain}")),
+  ntpServers: t.withDefault(t.array(formats.ipv4(), { unique: true }).describe("NTP servers handed out (option 42)"), []),
+  ntpServerFrom: t.optional(fromSources({ format: "ipv4", into: "ntpServers" }).describe("more NTP servers from status, e.g. {resource: DHCPv4Client/wan, field: ntpServers}")),
   options: t.withDefault(
     t.array(t.object({ code: t.int({ min: 1, max: 254 }), value: t.string({ minLength: 1, pattern: /^[^\n,]+(,[^\n,]+)*$/, patternHint: "dnsmasq option values, comma separated" }) })).describe("extra DHCP options (dnsmasq dhcp-option syntax)"),
     [],
@@ -29,6 +35,11 @@ export const dhcpv4ServerKind = defineKind<DHCPv4ServerSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file", "routerd.daemon"] },
   supportsWhen: false,
   spec: dhcpv4ServerSpec,
+  status: (res, ctx) => {
+    const s = res.spec;
+    return { fields: { interface: ctx.ifname(s.interface), dnsServers: s.dnsServers, ntpServers: s.ntpServers, domain: s.domain, configPath: DNSMASQ.configPath, dryRun: false } };
+  },
+  provides: { interface: "string", dnsServers: "stringList", ntpServers: "stringList", domain: "string", configPath: "string", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
     const own = staticAddressOf(ctx, s.interface);

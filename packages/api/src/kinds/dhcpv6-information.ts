@@ -4,7 +4,7 @@ import { t, type Infer } from "../schema.js";
 import { delegationFact } from "./dhcpv6-prefix-delegation.js";
 
 export const dhcpv6InformationSpec = t.object({
-  interface: t.ref("Interface").describe("the LAN Interface whose clients get the information (it needs an IPv6RouterAdvertisement)"),
+  interface: t.interfaceRef().describe("the LAN Interface whose clients get the information (it needs an IPv6RouterAdvertisement)"),
   prefixDelegation: t.optional(
     t.ref("DHCPv6PrefixDelegation").describe("whose DNS servers and search list to pass on (default: the delegation of the interface's IPv6DelegatedAddress)"),
   ),
@@ -46,6 +46,14 @@ export const dhcpv6InformationKind = defineKind<DHCPv6InformationSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file", "routerd.daemon"] },
   supportsWhen: false,
   spec: dhcpv6InformationSpec,
+  status(res, ctx) {
+    const source = informationSource(ctx, res.spec);
+    const fact = source ? delegationFact(ctx, source) : undefined;
+    const info = fact?.state === "present" ? fact.value : fact?.state === "absent" ? (fact.last ?? {}) : undefined;
+    const fields = { source: source && `DHCPv6PrefixDelegation/${source}`, ...delegatedInformation(ctx, res.spec), sntpServers: info?.sntpServers ?? [], aftrName: info?.aftrName };
+    return fact?.state === "unknown" ? { fields, unknown: `information of ${source} unknown (${fact.reason})` } : { fields };
+  },
+  provides: { source: "string", aftrName: "string", dnsServers: "stringList", sntpServers: "stringList", domainSearch: "stringList" },
   check(res, ctx) {
     const s = res.spec;
     if (!s.prefixDelegation) {

@@ -9,7 +9,7 @@ export const DHCPV6_CLIENT_DAEMON = "dhcpv6-client";
 export const DELEGATED_UNREACHABLE_METRIC = 2048;
 
 export const dhcpv6PrefixDelegationSpec = t.object({
-  interface: t.ref("Interface").describe("the WAN Interface to run routerd-dhcpv6-client on (from its link-local address)"),
+  interface: t.interfaceRef().describe("the WAN Interface to run routerd-dhcpv6-client on (from its link-local address)"),
   prefixLength: t.optional(t.int({ min: 1, max: 64 }).describe("prefix length to ask for, e.g. 56 (a hint; the server decides)")),
   hint: t.optional(ipv6Formats.prefix().describe("prefix to ask for, e.g. 2001:db8:1000::/56 (default: the last delegated prefix)")),
   releaseOnStop: t.withDefault(t.bool().describe("send RELEASE when the client stops"), true),
@@ -37,6 +37,26 @@ export const dhcpv6PrefixDelegationKind = defineKind<DHCPv6PrefixDelegationSpec>
   contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "linux.ipv6.route"] },
   supportsWhen: false,
   spec: dhcpv6PrefixDelegationSpec,
+  status(res, ctx) {
+    const fact = delegationFact(ctx, res.metadata.name);
+    const base = { interface: res.spec.interface };
+    if (fact.state === "unknown") return { fields: base, unknown: `delegated prefix unknown (${fact.reason})` };
+    const phase = fact.phase ? { phase: fact.phase } : {};
+    // After a loss the DNS information the client still reports stays published; the prefix does not.
+    const info = fact.state === "present" ? fact.value : (fact.last ?? {});
+    return {
+      ...phase,
+      fields: {
+        ...base,
+        currentPrefix: fact.state === "present" ? `${fact.value.prefix}/${fact.value.prefixLength}` : undefined,
+        dnsServers: info.dnsServers ?? [],
+        sntpServers: info.sntpServers ?? [],
+        domainSearch: info.domainSearch ?? [],
+        aftrName: info.aftrName,
+      },
+    };
+  },
+  provides: { interface: "string", currentPrefix: "string", dnsServers: "stringList", sntpServers: "stringList", domainSearch: "stringList", aftrName: "string" },
   check(res, ctx) {
     const s = res.spec;
     const hint = s.hint ? parseIpv6Prefix(s.hint) : undefined;

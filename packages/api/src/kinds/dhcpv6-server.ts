@@ -1,11 +1,11 @@
 import { durationMs, formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
-import { dnsmasqIntents } from "../lan-services.js";
+import { DNSMASQ, dnsmasqIntents } from "../lan-services.js";
 import { t, type Infer } from "../schema.js";
 import { ipv6Formats, suffixValue } from "./ipv6-prefix.js";
 
 export const dhcpv6ServerSpec = t.object({
-  interface: t.ref("Interface").describe("the LAN Interface to serve (it needs an IPv6RouterAdvertisement)"),
+  interface: t.interfaceRef().describe("the LAN Interface to serve (it needs an IPv6RouterAdvertisement)"),
   mode: t.withDefault(
     t.enum("stateless", "stateful", "both").describe("stateless: SLAAC + DHCPv6 information; stateful: addresses by DHCPv6 only; both: SLAAC and DHCPv6 addresses"),
     "stateless",
@@ -32,6 +32,8 @@ export const dhcpv6ServerKind = defineKind<DHCPv6ServerSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file", "routerd.daemon"] },
   supportsWhen: false,
   spec: dhcpv6ServerSpec,
+  status: (res, ctx) => ({ fields: { interface: ctx.ifname(res.spec.interface), dnsServers: res.spec.dnsServers, configPath: DNSMASQ.configPath, dryRun: false } }),
+  provides: { interface: "string", dnsServers: "stringList", sntpServers: "stringList", configPath: "string", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
     if (s.mode === "stateless" && s.addressPool) ctx.error(["addressPool"], "a stateless server hands out no addresses", "remove addressPool or use mode stateful/both");

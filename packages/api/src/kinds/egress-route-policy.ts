@@ -1,13 +1,13 @@
 import { FWMARK_MAX, FWMARK_MIN, artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { formats, fwmarkValue } from "../formats.js";
-import { API_GROUPS, defineKind } from "../kind.js";
+import { API_GROUPS, defineKind, type ConfigView, type PublishedStatus } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import { dhcpClientOn, leaseRoutes } from "./dhcpv4-client.js";
 import { nftTableIntent } from "../tables.js";
 
 export const egressCandidateSpec = t.object({
   name: t.string({ pattern: /^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$/, patternHint: "a short lowercase name" }),
-  interface: t.ref("Interface"),
+  interface: t.interfaceRef(),
   gateway: t.optional(formats.ipv4()),
   table: t.int({ min: 1, max: 252 }).describe("route table holding this uplink's default route"),
   mark: formats.fwmark().describe("fwmark in routerd's range 0x100-0x1ff"),
@@ -30,6 +30,40 @@ export const egressRoutePolicySpec = t.object({
 export type EgressRoutePolicySpec = Infer<typeof egressRoutePolicySpec>;
 export type EgressCandidate = EgressRoutePolicySpec["candidates"][number];
 
+/** The candidate's next hop: its gateway, or the router of the lease of a DHCPv4Client on its interface. */
+export function candidateGateway(c: EgressCandidate, ctx: ConfigView): { gateway?: string; waiting: boolean; source: string } {
+  if (c.gateway) return { gateway: c.gateway, waiting: false, source: "static" };
+  const client = dhcpClientOn(ctx, c.interface);
+  if (!client) return { waiting: false, source: "none" };
+  const lease = ctx.runtime.dhcpv4Lease(client.metadata.name);
+  const gateway = lease.state === "present" ? leaseRoutes(lease.value).find((r) => r.destination === "0.0.0.0/0")?.gateway : undefined;
+  return { ...(gateway ? { gateway } : {}), waiting: !gateway, source: "dhcpv4" };
+}
+
+/** What the policy publishes: its candidates, and the one carrying new connections (highest weight unless serve says otherwise). */
+function egressStatus(spec: EgressRoutePolicySpec, ctx: ConfigView): PublishedStatus {
+  const candidates = spec.candidates.map((c) => {
+    const gw = candidateGateway(c, ctx);
+    return { name: c.name, interface: c.interface, device: ctx.ifname(c.interface), gateway: gw.gateway, gatewaySource: gw.source, table: c.table, mark: fwmarkValue(c.mark), priority: c.priority, weight: c.weight, healthCheck: c.healthCheck };
+  });
+  const selected = [...candidates].sort((a, b) => b.weight - a.weight)[0]!;
+  return {
+    fields: {
+      family: spec.family,
+      selectedCandidate: selected.name,
+      selectedDevice: selected.device,
+      selectedInterface: selected.interface,
+      selectedGateway: selected.gateway,
+      selectedGatewaySource: selected.gatewaySource,
+      selectedRouteTable: selected.table,
+      selectedWeight: selected.weight,
+      selectedMetric: 0,
+      candidates,
+      dryRun: false,
+    },
+  };
+}
+
 export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
   apiVersion: API_GROUPS.net,
   kind: "EgressRoutePolicy",
@@ -41,6 +75,26 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
   },
   supportsWhen: true,
   spec: egressRoutePolicySpec,
+  status: (res, ctx) => egressStatus(res.spec, ctx),
+  provides: {
+    family: "string",
+    selectedCandidate: "string",
+    selectedSource: "string",
+    selectedDevice: "string",
+    selectedGateway: "string",
+    selectedGatewaySource: "string",
+    selectedRouteTable: "int",
+    selectedMetric: "int",
+    selectedWeight: "int",
+    selectedTargets: "int",
+    selectedInterface: "string",
+    candidates: "objectList",
+    role: "string",
+    advisory: "bool",
+    lastTransitionAt: "timestamp",
+    updatedAt: "timestamp",
+    dryRun: "bool",
+  },
   check(res, ctx) {
     const seen = { name: new Map<string, number>(), mark: new Map<number, number>(), table: new Map<number, number>(), priority: new Map<number, number>() };
     res.spec.candidates.forEach((c, i) => {
@@ -86,10 +140,8 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
       const mark = fwmarkValue(c.mark);
       const device = ctx.ifname(c.interface);
       // Without a configured gateway, an uplink run by DHCPv4Client uses its lease's router.
-      const client = c.gateway ? undefined : dhcpClientOn(ctx, c.interface);
-      const lease = client ? ctx.runtime.dhcpv4Lease(client.metadata.name) : undefined;
-      const gateway = c.gateway ?? (lease?.state === "present" ? leaseRoutes(lease.value).find((r) => r.destination === "0.0.0.0/0")?.gateway : undefined);
-      if (client && !gateway) continue; // no lease yet: the candidate has no route until it has one
+      const { gateway, waiting } = candidateGateway(c, ctx);
+      if (waiting) continue; // no lease yet: the candidate has no route until it has one
       out.push(
         { kind: "linux.ipv4.routeTable", name: artifactNames.routeTable(c.table), owner: res.owner, action: "ensure", applyWith: "ip-batch", attributes: { table: c.table } },
         {

@@ -20,6 +20,7 @@ export const firewallPolicyKind = defineKind<FirewallPolicySpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
   supportsWhen: false,
   spec: firewallPolicySpec,
+  provides: {},
   check(res, ctx) {
     const all = ctx.all("FirewallPolicy");
     if (all[0] !== res) ctx.error([], `only one FirewallPolicy is allowed (first is FirewallPolicy/${all[0]!.metadata.name})`);

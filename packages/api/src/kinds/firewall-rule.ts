@@ -24,6 +24,8 @@ export const firewallRuleKind = defineKind<FirewallRuleSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
   supportsWhen: true,
   spec: firewallRuleSpec,
+  status: (res) => ({ fields: { action: res.spec.action } }),
+  provides: { action: "string" },
   check(res, ctx) {
     if (res.spec.port !== undefined && res.spec.protocol !== "tcp" && res.spec.protocol !== "udp") {
       ctx.error(["port"], `a port needs protocol tcp or udp (protocol is ${res.spec.protocol})`);

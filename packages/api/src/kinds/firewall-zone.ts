@@ -4,7 +4,7 @@ import { nftTableIntent } from "../tables.js";
 
 export const firewallZoneSpec = t.object({
   role: t.enum("untrust", "trust", "mgmt").describe("untrust: WAN-like; trust: LAN; mgmt: management network"),
-  interfaces: t.array(t.ref("Interface"), { minItems: 1, unique: true }),
+  interfaces: t.array(t.interfaceRef(), { minItems: 1, unique: true }),
 });
 
 export type FirewallZoneSpec = Infer<typeof firewallZoneSpec>;
@@ -17,6 +17,8 @@ export const firewallZoneKind = defineKind<FirewallZoneSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
   supportsWhen: false,
   spec: firewallZoneSpec,
+  status: (res, ctx) => ({ fields: { interfaces: res.spec.interfaces.map((i) => ctx.ifname(i)) } }),
+  provides: { interfaces: "stringList" },
   check(res, ctx) {
     res.spec.interfaces.forEach((iface, i) => {
       for (const other of ctx.all<FirewallZoneSpec>("FirewallZone")) {

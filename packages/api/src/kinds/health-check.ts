@@ -18,7 +18,7 @@ export const healthCheckSpec = t.object({
   healthyThreshold: t.withDefault(t.int({ min: 1, max: 100 }), 2),
   unhealthyThreshold: t.withDefault(t.int({ min: 1, max: 100 }), 3),
   sourceAddress: t.optional(formats.ipv4()),
-  interface: t.optional(t.ref("Interface").describe("bind the probe to this interface")),
+  interface: t.optional(t.interfaceRef().describe("bind the probe to this interface")),
   fwmark: t.optional(formats.fwmark().describe("mark probe packets so policy routing sends them out one uplink")),
 });
 
@@ -34,6 +34,11 @@ export const healthCheckKind = defineKind<HealthCheckSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon"] },
   supportsWhen: false,
   spec: healthCheckSpec,
+  status: (res, ctx) => {
+    const s = res.spec;
+    return { fields: { target: s.target, sourceAddress: s.sourceAddress, sourceInterface: s.interface && ctx.ifname(s.interface), protocol: s.type } };
+  },
+  provides: { role: "string", target: "string", sourceAddress: "string", sourceInterface: "string", protocol: "string", consecutiveFailed: "int", lastCheckedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;
     if (s.type === "tcp" && s.port === undefined) ctx.error(["port"], "is required for a tcp probe");

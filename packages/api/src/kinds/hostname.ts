@@ -13,6 +13,8 @@ export const hostnameKind = defineKind<HostnameSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.hostname"] },
   supportsWhen: false,
   spec: hostnameSpec,
+  status: (res) => ({ fields: { hostname: res.spec.hostname } }),
+  provides: { hostname: "string" },
   check(res, ctx) {
     const all = ctx.all("Hostname");
     if (all.length > 1 && all[0] !== res) ctx.error(["hostname"], `only one Hostname resource is allowed (first is Hostname/${all[0]!.metadata.name})`);

@@ -1,4 +1,5 @@
 // The kind registry: adding a kind means adding its module here. Order is documentation order.
+import { registerInterfaceKind } from "../interface-kinds.js";
 import type { KindDefinition } from "../kind.js";
 import { dhcpv4ClientKind } from "./dhcpv4-client.js";
 import { dhcpv4ReservationKind } from "./dhcpv4-reservation.js";
@@ -54,6 +55,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));
+for (const k of KINDS) if (k.ifname) registerInterfaceKind(k.kind, k.ifname);
 
 export function kindDefinition(kind: string): KindDefinition<any> | undefined {
   return BY_KIND.get(kind);

@@ -20,7 +20,7 @@ export const ingressBackendSpec = t.object({
 
 export const ingressServiceSpec = t.object({
   listen: t.object({
-    interface: t.ref("Interface").describe("where the service is reachable (usually the WAN)"),
+    interface: t.interfaceRef().describe("where the service is reachable (usually the WAN)"),
     address: t.optional(formats.ipv4().describe("only this destination address (default: any on the interface)")),
     protocol: t.enum("tcp", "udp"),
     port: formats.port(),
@@ -54,7 +54,7 @@ export const ingressServiceSpec = t.object({
     t.object({
       mode: t.optional(t.enum("auto", "manual", "off").describe("auto (default): reflect when listen address and a backend share the listen interface's prefix")),
       enabled: t.optional(t.bool().describe("the original's switch: true means manual, false means off")),
-      interfaces: t.withDefault(t.array(t.ref("Interface"), { unique: true }).describe("LAN interfaces whose clients reach the service at its listen address"), []),
+      interfaces: t.withDefault(t.array(t.interfaceRef(), { unique: true }).describe("LAN interfaces whose clients reach the service at its listen address"), []),
     }),
     { interfaces: [] },
   ),
@@ -135,6 +135,27 @@ export const ingressServiceKind = defineKind<IngressServiceSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table", "routerd.daemon"] },
   supportsWhen: true,
   spec: ingressServiceSpec,
+  provides: {
+    hostname: "string",
+    listenAddress: "string",
+    activeBackend: "object",
+    activeBackends: "objectList",
+    healthyBackends: "int",
+    totalBackends: "int",
+    backends: "objectList",
+    observedAt: "timestamp",
+    dryRun: "bool",
+  },
+  // What the spec says; which backends are healthy and active is published by routerd serve from the probes.
+  status: (res) => ({
+    fields: {
+      hostname: res.spec.hostname,
+      listenAddress: res.spec.listen.address,
+      totalBackends: res.spec.backends.length,
+      backends: res.spec.backends.map((b, i) => ({ name: b.name ?? `backend-${i}`, address: b.address, port: b.port, weight: b.weight })),
+      dryRun: false,
+    },
+  }),
   check(res, ctx) {
     const s = res.spec;
     checkBackends(res, (p, m, h) => ctx.error(p, m, h));

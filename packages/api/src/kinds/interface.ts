@@ -20,6 +20,22 @@ export const interfaceKind = defineKind<InterfaceSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.link"] },
   supportsWhen: false,
   spec: interfaceSpec,
+  ifname: (res) => res.spec.ifname ?? res.metadata.name,
+  status(res, ctx) {
+    const ifname = res.spec.ifname ?? res.metadata.name;
+    const link = ctx.runtime.link(ifname);
+    if (link.state === "unknown") return { fields: { ifname }, unknown: link.reason };
+    if (link.state === "absent") return { phase: "Missing", fields: { ifname } };
+    const l = link.value;
+    const ipv4 = l.ipv4.map((a) => a.address);
+    const ipv6 = l.ipv6.filter((a) => a.scope !== "link" && !a.address.startsWith("fe80:")).map((a) => a.address);
+    const down = !l.adminUp || l.operstate === "DOWN" || l.operstate === "LOWERLAYERDOWN";
+    return {
+      phase: down ? "Down" : "Up",
+      fields: { ifname, macAddress: l.mac, addresses: [...ipv4, ...ipv6], ipv4Addresses: ipv4, ipv6Addresses: ipv6, primaryIPv4: ipv4[0], primaryIPv6: ipv6[0] },
+    };
+  },
+  provides: { ifname: "string", addresses: "stringList", ipv4Addresses: "stringList", ipv6Addresses: "stringList", primaryIPv4: "string", primaryIPv6: "string", macAddress: "string" },
   check(res, ctx) {
     if (!res.spec.managed && res.spec.mtu !== undefined) {
       ctx.error(["mtu"], "an unmanaged interface cannot set mtu", "set managed: true, or remove mtu");

@@ -30,6 +30,8 @@ export const ipAddressSetKind = defineKind<IPAddressSetSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.set"] },
   supportsWhen: false,
   spec: ipAddressSetSpec,
+  status: (res) => ({ fields: { addresses: res.spec.addresses, ipv4Addresses: res.spec.addresses, ipv6Addresses: [] } }),
+  provides: { addresses: "stringList", ipv4Addresses: "stringList", ipv6Addresses: "stringList", updatedAt: "timestamp" },
   check(res, ctx) {
     if (ctx.referrers("IPAddressSet", res.metadata.name).length === 0) {
       ctx.warn([], "no rule refers to this set, so it is not rendered anywhere");

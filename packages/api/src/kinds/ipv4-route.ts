@@ -16,7 +16,7 @@ export function tableId(value: number | string | undefined): number {
 export const ipv4RouteSpec = t.object({
   destination: formats.ipv4Cidr().describe("destination prefix, or \"default\""),
   gateway: t.optional(formats.ipv4().describe("next hop")),
-  device: t.optional(t.ref("Interface").describe("the Interface resource to route out of")),
+  device: t.optional(t.interfaceRef().describe("the Interface resource to route out of")),
   metric: t.withDefault(t.int({ min: 0, max: 4294967295 }), 0),
   table: t.withDefault(routeTableSchema, "main"),
   type: t.withDefault(t.enum("unicast", "blackhole"), "unicast"),
@@ -34,6 +34,11 @@ export const ipv4RouteKind = defineKind<IPv4RouteSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.ipv4.route"] },
   supportsWhen: true,
   spec: ipv4RouteSpec,
+  status: (res, ctx) => {
+    const s = res.spec;
+    return { fields: { type: s.type, destination: s.destination, device: s.device && ctx.ifname(s.device), gateway: s.gateway, metric: s.metric, dryRun: false } };
+  },
+  provides: { type: "string", destination: "string", device: "string", gateway: "string", preferredSource: "string", metric: "int", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
     if (s.type === "unicast" && !s.gateway && !s.device) {

@@ -5,7 +5,7 @@ import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 
 export const ipv4StaticAddressSpec = t.object({
-  interface: t.ref("Interface").describe("the Interface resource to put the address on"),
+  interface: t.interfaceRef().describe("the Interface resource to put the address on"),
   address: formats.ipv4Interface().describe("address with prefix length, e.g. 192.168.1.1/24"),
 });
 
@@ -19,6 +19,8 @@ export const ipv4StaticAddressKind = defineKind<IPv4StaticAddressSpec>({
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["linux.ipv4.address"] },
   supportsWhen: true,
   spec: ipv4StaticAddressSpec,
+  status: (res, ctx) => ({ fields: { interface: res.spec.interface, ifname: ctx.ifname(res.spec.interface), address: res.spec.address, dryRun: false } }),
+  provides: { interface: "string", ifname: "string", address: "string", dryRun: "bool" },
   check(res, ctx) {
     const mine = parseIpv4Prefix(res.spec.address)!;
     const first = firstByKey<IPv4StaticAddressSpec>(ctx, "IPv4StaticAddress", (r) => parseIpv4Prefix(r.spec.address)!.address).get(mine.address);

@@ -10,7 +10,7 @@ export const INFINITE_LIFETIME = 0xffffffff;
 
 export const ipv6DelegatedAddressSpec = t.object({
   prefixDelegation: t.ref("DHCPv6PrefixDelegation").describe("the delegation to number from"),
-  interface: t.ref("Interface").describe("the LAN Interface that gets <prefix>:<subnetID>::<suffix>/64"),
+  interface: t.interfaceRef().describe("the LAN Interface that gets <prefix>:<subnetID>::<suffix>/64"),
   subnetID: t.withDefault(ipv6Formats.subnetId().describe("which /64 of the delegated prefix (0 = the first)"), 0),
   addressSuffix: t.withDefault(ipv6Formats.suffix().describe("the router's interface identifier in that /64"), "::1"),
   announce: t.withDefault(t.bool().describe("an IPv6RouterAdvertisement on the interface announces this /64"), true),
@@ -55,6 +55,12 @@ export const ipv6DelegatedAddressKind = defineKind<IPv6DelegatedAddressSpec>({
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["linux.ipv6.address"] },
   supportsWhen: false,
   spec: ipv6DelegatedAddressSpec,
+  status(res, ctx) {
+    const { address, fact } = delegatedLanAddress(res, ctx);
+    const fields = { interface: res.spec.interface, prefixSource: `DHCPv6PrefixDelegation/${res.spec.prefixDelegation}`, address: address && `${address.address}/64`, dryRun: false };
+    return fact.state === "unknown" ? { fields, unknown: `delegated prefix unknown (${fact.reason})` } : { fields };
+  },
+  provides: { address: "string", interface: "string", prefixSource: "string", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
     const pd = ctx.find<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation", s.prefixDelegation);

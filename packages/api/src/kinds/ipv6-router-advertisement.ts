@@ -1,13 +1,13 @@
 import { durationMs, formats } from "../formats.js";
 import { API_GROUPS, defineKind, type ConfigView, type Resource } from "../kind.js";
-import { dnsmasqIntents } from "../lan-services.js";
+import { DNSMASQ, dnsmasqIntents } from "../lan-services.js";
 import { t, type Infer } from "../schema.js";
 import type { DHCPv6InformationSpec } from "./dhcpv6-information.js";
 import type { DHCPv6ServerSpec } from "./dhcpv6-server.js";
-import type { IPv6DelegatedAddressSpec } from "./ipv6-delegated-address.js";
+import { delegatedLanAddress, type IPv6DelegatedAddressSpec } from "./ipv6-delegated-address.js";
 
 export const ipv6RouterAdvertisementSpec = t.object({
-  interface: t.ref("Interface").describe("the LAN Interface to send router advertisements on"),
+  interface: t.interfaceRef().describe("the LAN Interface to send router advertisements on"),
   prefixFrom: t.optional(
     t.array(t.ref("IPv6DelegatedAddress"), { minItems: 1, unique: true }).describe("the delegated /64s announced (default: every IPv6DelegatedAddress on the interface with announce: true)"),
   ),
@@ -66,6 +66,16 @@ export const ipv6RouterAdvertisementKind = defineKind<IPv6RouterAdvertisementSpe
   contract: { type: "ArtifactKinds", artifactKinds: ["file", "routerd.daemon"] },
   supportsWhen: false,
   spec: ipv6RouterAdvertisementSpec,
+  status(res, ctx) {
+    // dnsmasq announces the interface's delegated /64s; the first one is "the" prefix.
+    const prefix = ctx
+      .all<IPv6DelegatedAddressSpec>("IPv6DelegatedAddress")
+      .filter((a) => a.spec.interface === res.spec.interface)
+      .map((a) => delegatedLanAddress(a, ctx).address)
+      .find((a) => a !== undefined);
+    return { fields: { interface: ctx.ifname(res.spec.interface), prefix: prefix && `${prefix.network}/64`, rdnss: res.spec.rdnss, configPath: DNSMASQ.configPath, dryRun: false } };
+  },
+  provides: { interface: "string", prefix: "string", rdnss: "stringList", configPath: "string", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
     const interval = durationMs(s.interval);

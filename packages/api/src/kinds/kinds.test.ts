@@ -13,6 +13,8 @@ import { describe, expect, it } from "vitest";
 import { makeConfigView } from "../config-view.js";
 import { API_GROUPS } from "../kind.js";
 import { loadConfig } from "../load.js";
+import { runtimeFrom } from "../runtime.js";
+import { makeStatusView } from "../status-view.js";
 import { KINDS, kindDefinition } from "./index.js";
 
 const FIXTURE = fileURLToPath(new URL("../testdata/all-kinds.yaml", import.meta.url));
@@ -122,5 +124,50 @@ describe("intents of every kind (fixture testdata/all-kinds.yaml)", () => {
     const unused = r.config!.resources.find((x) => x.metadata.name === "unused")!;
     expect(kindDefinition("IPAddressSet")!.intents(unused, makeConfigView(r.config!))).toEqual([]);
     expect(r.issues).toEqual([expect.objectContaining({ severity: "warning", resource: "IPAddressSet/unused", message: expect.stringMatching(/no rule refers/) })]);
+  });
+});
+
+describe("provides tables and published status", () => {
+  const TYPES = ["string", "stringList", "int", "bool", "object", "objectList", "timestamp"];
+
+  it.each(KINDS.map((k) => [k.kind, k] as const))("%s has a provides table of the original API's types", (_kind, def) => {
+    expect(def.provides, "a kind without a provides table cannot be read by *From or when.state").toBeTypeOf("object");
+    expect(def.provides).not.toHaveProperty("phase"); // every kind provides phase; the table lists the rest
+    for (const [field, type] of Object.entries(def.provides)) expect(TYPES, `${field}`).toContain(type);
+  });
+
+  // Fields that come from routerd serve (its uplink choice, health details, cluster lease) or that routerd
+  // has no value for: everything else must be published from the config and the runtime facts.
+  const NOT_FROM_STATUS: Record<string, string[]> = {
+    EgressRoutePolicy: ["selectedSource", "selectedTargets", "role", "advisory", "lastTransitionAt", "updatedAt"],
+    HealthCheck: ["role", "consecutiveFailed", "lastCheckedAt"],
+    IPAddressSet: ["updatedAt"],
+    IPv4Route: ["preferredSource"],
+    RouterdCluster: ["leader", "leaseExpiresAt"],
+    DHCPv6Server: ["sntpServers"],
+    IngressService: ["activeBackend", "activeBackends", "healthyBackends", "observedAt"],
+  };
+  const fixture = loadFixture();
+  const lease = { address: "203.0.113.9", prefixLength: 24, routers: ["203.0.113.1"], dnsServers: ["203.0.113.53"], domain: "isp.example", classlessRoutes: [], expiresAt: "2030-01-01T00:00:00.000Z", ntpServers: ["203.0.113.123"], leaseTime: 3600, renewAt: "2029-12-31T23:30:00.000Z", rebindAt: "2029-12-31T23:52:30.000Z" };
+  const prefix = { prefix: "2001:db8:1000::", prefixLength: 56, preferredLifetime: 3600, validLifetime: 7200, expiresAt: "2030-01-01T00:00:00.000Z", dnsServers: ["2001:db8::53"], domainSearch: ["isp.example"], sntpServers: ["2001:db8::123"], aftrName: "aftr.isp.example" };
+  const link = (ifname: string, v4: string) => ({ ifname, adminUp: true, operstate: "UP", mac: "02:00:00:00:00:01", ipv4: [{ address: v4, prefixLength: 24 }], ipv6: [{ address: "2001:db8:1::1", prefixLength: 64, scope: "global" }] });
+  const runtime = runtimeFrom({
+    dhcpv4: new Map([["isp2-dhcp", { state: "present", value: lease, phase: "Bound" }]]),
+    prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
+    links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
+  });
+  const status = makeStatusView({ config: fixture, runtime });
+
+  it.each(KINDS.map((k) => [k.kind, k] as const))("%s publishes exactly what its provides table lists", (kind, def) => {
+    for (const r of fixture.resources.filter((x) => x.kind === kind)) {
+      const published = status.published(`${kind}/${r.metadata.name}`);
+      expect(published.unknown).toBeUndefined();
+      const set = Object.entries(published.fields).filter(([, v]) => v !== undefined).map(([k]) => k);
+      const expected = Object.keys(def.provides).filter((f) => !NOT_FROM_STATUS[kind]?.includes(f));
+      for (const f of set) expect(Object.keys(def.provides), `${kind} publishes ${f}`).toContain(f);
+      // Optional spec values (an IPv4Route's gateway, a PortForward's listen address) may be unset.
+      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway"]);
+      for (const f of expected.filter((x) => !optional.has(x))) expect(set, `${kind}/${r.metadata.name} does not publish ${f}`).toContain(f);
+    }
   });
 });

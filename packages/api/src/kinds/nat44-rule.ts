@@ -5,7 +5,7 @@ import { nftTableIntent } from "../tables.js";
 
 export const nat44RuleSpec = t.object({
   type: t.withDefault(t.enum("masquerade", "snat"), "masquerade"),
-  egressInterface: t.ref("Interface").describe("translate traffic leaving this Interface"),
+  egressInterface: t.interfaceRef().describe("translate traffic leaving this Interface"),
   sourceRanges: t.withDefault(t.array(formats.ipv4Cidr(), { unique: true }).describe("only these sources (empty: any)"), []),
   sourceSet: t.optional(t.ref("IPAddressSet").describe("only sources in this IPAddressSet")),
   snatAddress: t.optional(formats.ipv4().describe("source address for type snat")),
@@ -23,6 +23,8 @@ export const nat44RuleKind = defineKind<NAT44RuleSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
   supportsWhen: true,
   spec: nat44RuleSpec,
+  status: (res, ctx) => ({ fields: { egressInterface: ctx.ifname(res.spec.egressInterface), snatAddress: res.spec.snatAddress, dryRun: false } }),
+  provides: { egressInterface: "string", snatAddress: "string", dryRun: "bool" },
   check(res, ctx) {
     if (res.spec.type === "snat" && !res.spec.snatAddress) ctx.error(["snatAddress"], "is required when type is snat");
     if (res.spec.type === "masquerade" && res.spec.snatAddress) {

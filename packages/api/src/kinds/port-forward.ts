@@ -6,7 +6,7 @@ import { nftTableIntent } from "../tables.js";
 
 export const portForwardSpec = t.object({
   listen: t.object({
-    interface: t.ref("Interface").describe("where the forwarded port is reachable (usually the WAN)"),
+    interface: t.interfaceRef().describe("where the forwarded port is reachable (usually the WAN)"),
     address: t.optional(formats.ipv4().describe("only this destination address (default: any on the interface)")),
     protocol: t.enum("tcp", "udp"),
     port: formats.portOrRange(),
@@ -39,6 +39,10 @@ export const portForwardKind = defineKind<PortForwardSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table"] },
   supportsWhen: true,
   spec: portForwardSpec,
+  status: (res) => ({
+    fields: { listenAddress: res.spec.listen.address, target: { address: res.spec.target.address, port: res.spec.target.port ?? res.spec.listen.port }, dryRun: false },
+  }),
+  provides: { listenAddress: "string", target: "object", dryRun: "bool" },
   check(res, ctx) {
     const l = res.spec.listen;
     if (typeof l.port === "string" && res.spec.target.port !== undefined) {

@@ -18,6 +18,7 @@ export const routerdClusterKind = defineKind<RouterdClusterSpec>({
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["routerd.lease"] },
   supportsWhen: false,
   spec: routerdClusterSpec,
+  provides: { leader: "string", leaseExpiresAt: "timestamp" },
   check(res, ctx) {
     const all = ctx.all("RouterdCluster");
     if (all[0] !== res) ctx.error([], `only one RouterdCluster is allowed (first is RouterdCluster/${all[0]!.metadata.name})`);

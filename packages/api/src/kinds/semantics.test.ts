@@ -211,7 +211,7 @@ const cases: Case[] = [
   {
     name: "a malformed when predicate",
     resources: [res("IPv4Route", "r", "{ destination: 10.0.0.0/8, device: wan, when: { resource: isp1 } }")],
-    errors: [["IPv4Route/r", "spec.when", /must be a predicate/]],
+    errors: [["IPv4Route/r", "spec.when.resource", /is not Kind\/name/]],
   },
 ];
 

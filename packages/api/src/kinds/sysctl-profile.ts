@@ -42,6 +42,8 @@ export const sysctlProfileKind = defineKind<SysctlProfileSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.sysctl", "file"] },
   supportsWhen: false,
   spec: sysctlProfileSpec,
+  status: (res) => ({ fields: { profile: res.spec.profile, dryRun: false } }),
+  provides: { profile: "string", dryRun: "bool" },
   intents: (res) =>
     Object.entries(profileValues(res.spec)).flatMap(([key, value]) => sysctlIntents(res.owner, key, value, res.spec.persistent)),
 });

@@ -55,5 +55,7 @@ export const sysctlKind = defineKind<SysctlSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.sysctl", "file"] },
   supportsWhen: true,
   spec: sysctlSpec,
+  status: (res) => ({ fields: { key: res.spec.key, value: res.spec.value, dryRun: false } }),
+  provides: { key: "string", value: "string", dryRun: "bool" },
   intents: (res) => sysctlIntents(res.owner, res.spec.key, res.spec.value, res.spec.persistent),
 });

@@ -48,6 +48,29 @@ export async function observeLinks(ctx: HostContext): Promise<ObservedArtifact[]
   }));
 }
 
+/** One link as an Interface publishes it (the shape of @routerd/api's LinkFacts). */
+export interface LinkFacts {
+  ifname: string;
+  mac?: string;
+  operstate?: string;
+  adminUp: boolean;
+  ipv4: { address: string; prefixLength: number }[];
+  ipv6: { address: string; prefixLength: number; scope?: string }[];
+}
+
+/** Every link with its addresses, for the status an Interface publishes (one `ip -j addr`). */
+export async function observeLinkFacts(ctx: HostContext): Promise<LinkFacts[]> {
+  const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", "addr", "show"]);
+  return links.map((l) => ({
+    ifname: l.ifname,
+    ...(l.address ? { mac: l.address } : {}),
+    ...(l.operstate ? { operstate: l.operstate } : {}),
+    adminUp: (l.flags ?? []).includes("UP"),
+    ipv4: (l.addr_info ?? []).filter((a) => a.family === "inet").map((a) => ({ address: a.local, prefixLength: a.prefixlen })),
+    ipv6: (l.addr_info ?? []).filter((a) => a.family === "inet6").map((a) => ({ address: a.local, prefixLength: a.prefixlen, ...(a.scope ? { scope: a.scope } : {}) })),
+  }));
+}
+
 export async function observeAddresses(ctx: HostContext, family: "inet" | "inet6"): Promise<ObservedArtifact[]> {
   const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", family === "inet" ? "-4" : "-6", "addr", "show"]);
   const now = Date.now();

@@ -30,6 +30,7 @@ const dhcpv4: Section = ({ view }) =>
     if (s.dnsServers.length) lines.push(`dhcp-option=tag:${t},option:dns-server,${s.dnsServers.join(",")}`);
     else lines.push(`dhcp-option=tag:${t},option:dns-server`); // send none rather than dnsmasq's own address
     if (s.domain) lines.push(`dhcp-option=tag:${t},option:domain-name,${s.domain}`);
+    if (s.ntpServers.length) lines.push(`dhcp-option=tag:${t},option:ntp-server,${s.ntpServers.join(",")}`);
     for (const o of s.options) lines.push(`dhcp-option=tag:${t},${o.code},${o.value}`);
     for (const res of view.all<DHCPv4ReservationSpec>("DHCPv4Reservation").filter((x) => x.spec.server === r.metadata.name)) {
       lines.push(`# DHCPv4Reservation/${res.metadata.name}`, `dhcp-host=${res.spec.macAddress},${res.spec.ipAddress}${res.spec.hostname ? `,${res.spec.hostname}` : ""}`);
