@@ -3,7 +3,7 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type EgressRoutePolicySpec, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
 import { planOnly, reconcileOnce } from "../core/engine.js";
+import { selectIngress } from "../core/ingress.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
@@ -31,6 +32,8 @@ export class Server {
   private configText = "";
   private lease?: FileLease;
   private readonly decisions = new Map<string, EgressDecision>();
+  /** Backends taking new connections per IngressService, as last rendered ("a,b"). */
+  private readonly ingressActive = new Map<string, string>();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -156,6 +159,7 @@ export class Server {
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
+    const ingress = this.selectBackends(view, health, ctx);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
@@ -166,7 +170,7 @@ export class Server {
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, when, daemons: port });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port });
     // Daemons already recorded still get config changes and restarts.
     for (const spec of daemonSpecs(view, dirs)) this.supervisor.ensure(spec);
 
@@ -204,6 +208,26 @@ export class Server {
     }
     for (const name of [...this.decisions.keys()]) if (!policies.some((p) => p.metadata.name === name)) this.decisions.delete(name);
     return selection;
+  }
+
+  private selectBackends(view: ConfigView, health: Map<string, HealthState>, ctx: DaemonContext): ReturnType<typeof selectIngress> {
+    const ingress = selectIngress(view, health);
+    for (const [name, state] of ingress) {
+      const now = state.active.map((t) => t.name).join(",");
+      const before = this.ingressActive.get(name);
+      if (before !== undefined && before !== now) {
+        ctx.events.emit({
+          topic: "ingress.backends",
+          resource: `IngressService/${name}`,
+          severity: now ? "info" : "warning",
+          message: now ? `new connections go to ${now.replace(/,/g, ", ")}` : "no healthy backend",
+          attributes: { from: before, to: now },
+        });
+      }
+      this.ingressActive.set(name, now);
+    }
+    for (const name of [...this.ingressActive.keys()]) if (!ingress.has(name)) this.ingressActive.delete(name);
+    return ingress;
   }
 }
 
