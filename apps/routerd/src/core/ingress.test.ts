@@ -1,7 +1,7 @@
 import { loadConfig, makeConfigView } from "@routerd/api";
 import { describe, expect, it } from "vitest";
 import type { HealthState } from "./egress.js";
-import { ingressProbes, selectIngress } from "./ingress.js";
+import { ingressFacts, ingressProbes, selectIngress } from "./ingress.js";
 
 const CONFIG = `apiVersion: routerd.net/v1alpha1
 kind: Router
@@ -61,5 +61,30 @@ describe("selectIngress", () => {
 
   it("while none is healthy yet, uses those not known to be down", () => {
     expect(active({ "ingress.web.a": "Unhealthy", "ingress.web.b": "Unknown", "ingress.web.spare": "Passing" })).toMatchObject({ web: ["b"] });
+  });
+});
+
+describe("ingressFacts", () => {
+  it("publishes the active and healthy backends with their probe states", () => {
+    const health = new Map<string, HealthState>([["ingress.web.a", "Unhealthy"], ["ingress.web.b", "Healthy"], ["ingress.web.spare", "Failing"]]);
+    const facts = ingressFacts(view, health, selectIngress(view, health), new Date("2026-01-02T03:04:05Z"));
+    expect(facts.get("IngressService/web")).toEqual({
+      activeBackend: { name: "b", address: "192.0.2.2", port: 8443 },
+      activeBackends: [{ name: "b", address: "192.0.2.2", port: 8443 }],
+      healthyBackends: 2,
+      backends: [
+        { name: "a", address: "192.0.2.1", port: 8443, weight: 1, healthy: false, state: "Unhealthy" },
+        { name: "b", address: "192.0.2.2", port: 8443, weight: 1, healthy: true, state: "Healthy" },
+        { name: "spare", address: "192.0.2.3", port: 8443, weight: 0, healthy: true, state: "Failing" },
+      ],
+      observedAt: "2026-01-02T03:04:05.000Z",
+    });
+  });
+
+  it("leaves activeBackend unset while no backend takes connections", () => {
+    const health = new Map<string, HealthState>([["ingress.ssh.backend-0", "Unhealthy"], ["ingress.ssh.backend-1", "Unhealthy"]]);
+    const facts = ingressFacts(view, health, selectIngress(view, health), new Date(0)).get("IngressService/ssh")!;
+    expect(facts.activeBackend).toBeUndefined();
+    expect(facts).toMatchObject({ activeBackends: [], healthyBackends: 0 });
   });
 });

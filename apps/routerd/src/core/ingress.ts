@@ -48,3 +48,29 @@ export function selectIngress(view: ConfigView, health: ReadonlyMap<string, Heal
   }
   return out;
 }
+
+/**
+ * The IngressService status fields only routerd serve knows (they come from health), per `Kind/name`:
+ * activeBackend (absent while none), activeBackends, healthyBackends, backends (each with its probe state),
+ * observedAt.
+ */
+export function ingressFacts(view: ConfigView, health: ReadonlyMap<string, HealthState>, selection: ReadonlyMap<string, IngressState>, now: Date): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const endpoint = (t: IngressTarget) => ({ name: t.name, address: t.address, port: t.port });
+  for (const r of view.all<IngressServiceSpec>("IngressService")) {
+    const state = selection.get(r.metadata.name);
+    const active = state?.active ?? [];
+    const backends = (state?.all ?? []).map((t) => {
+      const probe = health.get(ingressProbeName(r.metadata.name, t.name)) ?? "Unknown";
+      return { ...endpoint(t), weight: t.weight, healthy: USABLE.has(probe), state: probe };
+    });
+    out.set(`IngressService/${r.metadata.name}`, {
+      ...(active.length ? { activeBackend: endpoint(active[0]!) } : {}),
+      activeBackends: active.map(endpoint),
+      healthyBackends: backends.filter((b) => b.healthy).length,
+      backends,
+      observedAt: now.toISOString(),
+    });
+  }
+  return out;
+}
