@@ -227,3 +227,33 @@ export function activeIngressTargets(selection: IngressServiceSpec["policy"]["se
   const sharing = usable.filter((_t, i) => share[i]! > 0);
   return selection === "failover" ? sharing.slice(0, 1) : sharing;
 }
+
+/** The original's "provides" table for IngressService (`phase` is implied). */
+export const INGRESS_SERVICE_PROVIDES = {
+  hostname: "string",
+  listenAddress: "string",
+  activeBackend: "object",
+  activeBackends: "objectList",
+  healthyBackends: "int",
+  totalBackends: "int",
+  backends: "objectList",
+  observedAt: "timestamp",
+  dryRun: "bool",
+} as const;
+
+/**
+ * What an IngressService publishes: the fields its spec decides, and, from routerd serve (`facts`, see
+ * apps/routerd/src/core/ingress.ts ingressFacts), the ones health decides. Without serve's facts those
+ * are unknown, not unset: a dependent waits instead of seeing "no active backend".
+ */
+export function ingressServiceStatus(res: Resource<IngressServiceSpec>, facts?: Readonly<Record<string, unknown>>): { fields: Record<string, unknown>; unknown?: string } {
+  const s = res.spec;
+  const fields: Record<string, unknown> = {
+    ...(s.hostname !== undefined ? { hostname: s.hostname } : {}),
+    ...(s.listen.address !== undefined ? { listenAddress: s.listen.address } : {}),
+    totalBackends: s.backends.length,
+    dryRun: false,
+    ...facts,
+  };
+  return facts ? { fields } : { fields, unknown: "backend health is known only to routerd serve" };
+}
