@@ -1,4 +1,5 @@
-import { loadConfig, makeConfigView } from "@routerd/api";
+import { loadConfig, makeConfigView, type IngressServiceSpec } from "@routerd/api";
+import { ingressState } from "@routerd/render";
 import { describe, expect, it } from "vitest";
 import type { HealthState } from "./egress.js";
 import { ingressFacts, ingressProbes, selectIngress } from "./ingress.js";
@@ -30,8 +31,11 @@ spec:
 
 const loaded = loadConfig(CONFIG, "t.yaml");
 const view = makeConfigView(loaded.config!);
-const active = (health: Record<string, HealthState>) =>
-  Object.fromEntries([...selectIngress(view, new Map(Object.entries(health)))].map(([name, s]) => [name, s.active.map((t) => t.name)]));
+/** Backends taking new connections per service: health's selection, then the service's policy. */
+const active = (health: Record<string, HealthState>) => {
+  const selection = selectIngress(view, new Map(Object.entries(health)));
+  return Object.fromEntries(view.all<IngressServiceSpec>("IngressService").map((r) => [r.metadata.name, ingressState(r, selection).active.map((t) => t.name)]));
+};
 
 describe("ingressProbes", () => {
   it("derives one probe per backend, with the service's health check", () => {

@@ -1,7 +1,7 @@
 // IngressService backends and health: the probes routerd-healthcheck runs for them, and which backends take
 // new connections given the probe states. Pure: config and health in, decision out.
-import { activeIngressTargets, durationMs, ingressProbeName, type ConfigView, type IngressServiceSpec, type IngressTarget, type Resource } from "@routerd/api";
-import { knownTargets, type IngressState } from "@routerd/render";
+import { durationMs, ingressBackends, ingressProbeName, type ConfigView, type IngressServiceSpec, type IngressTarget, type Resource } from "@routerd/api";
+import { ingressState, knownTargets, type IngressSelection } from "@routerd/render";
 import type { HealthState } from "./egress.js";
 
 /** One probe per backend with a known address, in routerd-healthcheck's config format. */
@@ -30,23 +30,20 @@ export function ingressProbes(view: ConfigView): Record<string, unknown>[] {
 const USABLE: ReadonlySet<HealthState | undefined> = new Set(["Healthy", "Failing"]);
 
 /**
- * The backends that may take new connections: Healthy (or Failing, still inside its threshold). While none
- * is known healthy (startup, daemon not answering), those not known to be down: routerd does not take a
- * service offline because it cannot see.
+ * The backends that may take new connections, by name: Healthy (or Failing, still inside its threshold).
+ * While none is known healthy (startup, daemon not answering), those not known to be down: routerd does
+ * not take a service offline because it cannot see.
  */
-export function usableTargets(r: Resource<IngressServiceSpec>, health: ReadonlyMap<string, HealthState>): IngressTarget[] {
-  const all = knownTargets(r.spec);
-  const stateOf = (t: IngressTarget) => health.get(ingressProbeName(r.metadata.name, t.name));
-  const healthy = all.filter((t) => USABLE.has(stateOf(t)));
-  return healthy.length ? healthy : all.filter((t) => stateOf(t) !== "Unhealthy");
+export function usableBackends(r: Resource<IngressServiceSpec>, health: ReadonlyMap<string, HealthState>): string[] {
+  const names = ingressBackends(r.spec).map((b) => b.name);
+  const stateOf = (name: string) => health.get(ingressProbeName(r.metadata.name, name));
+  const healthy = names.filter((n) => USABLE.has(stateOf(n)));
+  return healthy.length ? healthy : names.filter((n) => stateOf(n) !== "Unhealthy");
 }
 
-export function selectIngress(view: ConfigView, health: ReadonlyMap<string, HealthState>): Map<string, IngressState> {
-  const out = new Map<string, IngressState>();
-  for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    out.set(r.metadata.name, { all: knownTargets(r.spec), active: activeIngressTargets(r.spec.policy.selection, usableTargets(r, health)) });
-  }
-  return out;
+/** Health's word on every IngressService: the backends it allows (policy and addresses come at render time). */
+export function selectIngress(view: ConfigView, health: ReadonlyMap<string, HealthState>): Map<string, string[]> {
+  return new Map(view.all<IngressServiceSpec>("IngressService").map((r) => [r.metadata.name, usableBackends(r, health)]));
 }
 
 /**
@@ -54,13 +51,13 @@ export function selectIngress(view: ConfigView, health: ReadonlyMap<string, Heal
  * activeBackend (absent while none), activeBackends, healthyBackends, backends (each with its probe state),
  * observedAt.
  */
-export function ingressFacts(view: ConfigView, health: ReadonlyMap<string, HealthState>, selection: ReadonlyMap<string, IngressState>, now: Date): Map<string, Record<string, unknown>> {
+export function ingressFacts(view: ConfigView, health: ReadonlyMap<string, HealthState>, selection: IngressSelection, now: Date): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
   const endpoint = (t: IngressTarget) => ({ name: t.name, address: t.address, port: t.port });
   for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    const state = selection.get(r.metadata.name);
-    const active = state?.active ?? [];
-    const backends = (state?.all ?? []).map((t) => {
+    const state = ingressState(r, selection);
+    const active = state.active;
+    const backends = state.all.map((t) => {
       const probe = health.get(ingressProbeName(r.metadata.name, t.name)) ?? "Unknown";
       return { ...endpoint(t), weight: t.weight, healthy: USABLE.has(probe), state: probe };
     });

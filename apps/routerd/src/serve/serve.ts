@@ -3,9 +3,10 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
+import { ingressState, type IngressSelection } from "@routerd/render";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
 import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
@@ -34,6 +35,8 @@ export class Server {
   private readonly decisions = new Map<string, EgressDecision>();
   /** Backends taking new connections per IngressService, as last rendered ("a,b"). */
   private readonly ingressActive = new Map<string, string>();
+  /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
+  private resolved = new Map<string, Resource>();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -159,20 +162,24 @@ export class Server {
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
-    const ingress = this.selectBackends(view, health, ctx);
+    const ingress = selectIngress(view, health);
+    // Daemon configs (a backend's probe, say) need `*From` values: those the last reconcile resolved.
+    const daemonView = makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) });
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = daemonSpecs(view, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = daemonSpecs(daemonView, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
     const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port });
+    this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
+    this.reportBackends(result.desired.view.active, ingress, ctx);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(view, dirs)) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) }), dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     for (const s of statuses.values()) {
@@ -210,10 +217,12 @@ export class Server {
     return selection;
   }
 
-  private selectBackends(view: ConfigView, health: Map<string, HealthState>, ctx: DaemonContext): ReturnType<typeof selectIngress> {
-    const ingress = selectIngress(view, health);
-    for (const [name, state] of ingress) {
-      const now = state.active.map((t) => t.name).join(",");
+  /** An event whenever the backends taking new connections change (rendered from the resolved resources). */
+  private reportBackends(active: readonly Resource[], ingress: IngressSelection, ctx: DaemonContext): void {
+    const services = active.filter((r): r is Resource<IngressServiceSpec> => r.kind === "IngressService");
+    for (const r of services) {
+      const name = r.metadata.name;
+      const now = ingressState(r, ingress).active.map((t) => t.name).join(",");
       const before = this.ingressActive.get(name);
       if (before !== undefined && before !== now) {
         ctx.events.emit({
@@ -226,8 +235,7 @@ export class Server {
       }
       this.ingressActive.set(name, now);
     }
-    for (const name of [...this.ingressActive.keys()]) if (!ingress.has(name)) this.ingressActive.delete(name);
-    return ingress;
+    for (const name of [...this.ingressActive.keys()]) if (!services.some((r) => r.metadata.name === name)) this.ingressActive.delete(name);
   }
 }
 

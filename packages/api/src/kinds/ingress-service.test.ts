@@ -93,8 +93,9 @@ describe("hairpin interfaces", () => {
 
 describe("IngressService status", () => {
   const r = load(svc("web", `{ ${LISTEN}, hostname: web.example, ${B2} }`)).config!.resources.find((x) => x.kind === "IngressService")! as Parameters<typeof ingressServiceStatus>[0];
-  it("publishes the spec's fields, and health's fields as unknown until routerd serve supplies them", () => {
-    expect(ingressServiceStatus(r)).toEqual({ fields: { hostname: "web.example", listenAddress: "203.0.113.10", totalBackends: 2, dryRun: false }, unknown: "backend health is known only to routerd serve" });
+  it("publishes the spec's fields, and health's fields once routerd serve supplies them", () => {
+    const backends = [{ name: "a", address: "192.168.1.10", port: 8443, weight: 1 }, { name: "b", address: "192.168.1.11", port: 8443, weight: 1 }];
+    expect(ingressServiceStatus(r)).toEqual({ fields: { hostname: "web.example", listenAddress: "203.0.113.10", totalBackends: 2, backends, dryRun: false } });
     const facts = { activeBackends: [], healthyBackends: 0, backends: [], observedAt: "2026-01-01T00:00:00.000Z" };
     expect(ingressServiceStatus(r, facts)).toEqual({ fields: { hostname: "web.example", listenAddress: "203.0.113.10", totalBackends: 2, dryRun: false, ...facts } });
   });

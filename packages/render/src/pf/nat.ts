@@ -9,7 +9,7 @@
 // Translation rules come before filter rules in pf.conf; the two parts are returned apart.
 import type { ConfigView, IPAddressSetSpec, IngressServiceSpec, IngressTarget, PortForwardSpec, Resource } from "@routerd/api";
 import { hairpinInterfaces } from "@routerd/api";
-import { defaultIngressSelection, type IngressSelection } from "../nft/ingress.js";
+import { ingressState, type IngressSelection } from "../nft/ingress.js";
 
 export interface PfNat {
   tables: string[];
@@ -119,13 +119,13 @@ function unserved(r: Resource<IngressServiceSpec>, view: ConfigView): string[] {
   return [`# IngressService/${r.metadata.name}: no healthy backend`, `${how} in quick on ${list([...new Set(ifnames)])} inet proto ${s.listen.protocol} from any to ${s.listen.address ?? "any"} port ${s.listen.port}`];
 }
 
-export function renderPfNat(view: ConfigView, ingress: IngressSelection = defaultIngressSelection(view)): PfNat {
+export function renderPfNat(view: ConfigView, ingress: IngressSelection = new Map()): PfNat {
   const translation: string[] = [];
   const filter: string[] = [];
   const forwards = view.all<PortForwardSpec>("PortForward");
   for (const r of forwards) translation.push(...translate(portForward(r, view)));
   for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    const active = ingress.get(r.metadata.name)?.active ?? [];
+    const { active } = ingressState(r, ingress);
     if (active.length) translation.push(...translate(ingressService(r, view, active)));
     else filter.push(...unserved(r, view));
   }
