@@ -3,7 +3,7 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
@@ -163,8 +163,7 @@ export class Server {
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
-    // Daemon configs (a backend's probe, say) need `*From` values: those the last reconcile resolved.
-    const daemonView = makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) });
+    const daemonView = this.withResolved(config);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
@@ -179,7 +178,7 @@ export class Server {
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) }), dirs)) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     for (const s of statuses.values()) {
@@ -215,6 +214,11 @@ export class Server {
     }
     for (const name of [...this.decisions.keys()]) if (!policies.some((p) => p.metadata.name === name)) this.decisions.delete(name);
     return selection;
+  }
+
+  /** Daemon configs (a backend's probe, say) need `*From` values: those the last reconcile resolved. */
+  private withResolved(config: RouterConfig): ConfigView {
+    return makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) });
   }
 
   /** An event whenever the backends taking new connections change (rendered from the resolved resources). */
