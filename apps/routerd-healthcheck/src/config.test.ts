@@ -62,6 +62,11 @@ describe("parseHealthcheckConfig", () => {
       { probes: [{ name: "a", type: "tcp", target: "192.0.2.1", port: 1, path: "/x", expectStatus: [200], query: { name: "x.y" }, ...timing }] },
       [/path: only applies to http and https/, /expectStatus: only applies to http and https/, /query: only applies to dns/],
     ],
+    [
+      "http options on tcp, tlsVerify on http",
+      { probes: [{ name: "a", type: "tcp", target: "192.0.2.1", port: 1, host: "x.example", expectBody: "ok", ...timing }, { name: "b", type: "http", target: "192.0.2.1", tlsVerify: true, ...timing }] },
+      [/host: only applies to http and https/, /expectBody: only applies to http and https/, /probes\[1\] \(b\): tlsVerify: only applies to https/],
+    ],
     ["a bad query", { probes: [{ name: "a", type: "dns", target: "192.0.2.1", query: { name: "-bad", type: "MX", ttl: 1 }, ...timing }] }, [/query: has unknown field ttl/]],
     ["a bad query type", { probes: [{ name: "a", type: "dns", target: "192.0.2.1", query: { name: "ok.example", type: "MX" }, ...timing }] }, [/query: must be one of A, AAAA/]],
     ["bad statuses", { probes: [{ name: "a", type: "http", target: "192.0.2.1", expectStatus: [], ...timing }] }, [/expectStatus: must be a non-empty list/]],

@@ -26,6 +26,12 @@ export interface ProbeConfig {
   path?: string;
   /** http/https: statuses counted as success, default 200-399. */
   expectStatus?: number[];
+  /** http/https: Host header and TLS server name (default: the target). */
+  host?: string;
+  /** http/https: text the first 64 KiB of the body must contain. */
+  expectBody?: string;
+  /** https: verify the certificate against `host` (or the target). Default false: liveness, not authenticity. */
+  tlsVerify?: boolean;
   /** dns: the question to ask (required for dns). */
   query?: DnsQuery;
   intervalMs: number;
@@ -104,6 +110,9 @@ const FIELDS: Record<keyof ProbeConfig, { check: Check; required?: boolean }> = 
   port: { check: int(1, 65535) },
   path: { check: matches(/^\/\S*$/, "an absolute URL path without spaces") },
   expectStatus: { check: checkStatuses },
+  host: { check: matches(DNS_NAME, "a DNS name") },
+  expectBody: { check: (v) => (typeof v === "string" && v.length > 0 && v.length <= 1024 ? undefined : "must be text of 1-1024 characters") },
+  tlsVerify: { check: (v) => (typeof v === "boolean" ? undefined : "must be true or false") },
   query: { check: checkQuery },
   intervalMs: { check: int(100, 86_400_000), required: true },
   timeoutMs: { check: int(10, 3_600_000), required: true },
@@ -120,6 +129,9 @@ const RULES: ((p: ProbeConfig) => string | undefined)[] = [
   (p) => (p.type === "icmp" && p.port !== undefined ? "port: an icmp probe has no port" : undefined),
   (p) => (p.path !== undefined && !isHttpType(p.type) ? "path: only applies to http and https probes" : undefined),
   (p) => (p.expectStatus !== undefined && !isHttpType(p.type) ? "expectStatus: only applies to http and https probes" : undefined),
+  (p) => (p.host !== undefined && !isHttpType(p.type) ? "host: only applies to http and https probes" : undefined),
+  (p) => (p.expectBody !== undefined && !isHttpType(p.type) ? "expectBody: only applies to http and https probes" : undefined),
+  (p) => (p.tlsVerify !== undefined && p.type !== "https" ? "tlsVerify: only applies to https probes" : undefined),
   (p) => (p.query !== undefined && p.type !== "dns" ? "query: only applies to dns probes" : undefined),
   (p) => (p.type === "dns" && p.query === undefined ? "query: is required for a dns probe" : undefined),
   (p) => (p.timeoutMs >= p.intervalMs ? `timeoutMs: must be shorter than intervalMs (${p.intervalMs})` : undefined),

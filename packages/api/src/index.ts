@@ -35,6 +35,8 @@ export {
   ingressProbeName,
   type HairpinMode,
   activeIngressTargets,
+  ingressServiceStatus,
+  INGRESS_SERVICE_PROVIDES,
   weightedShare,
   type IngressBackend,
   type IngressTarget,

@@ -1,8 +1,9 @@
 export { renderNatTable } from "./nft/nat-table.js";
 export { renderFilterTable, type ServiceHole } from "./nft/filter-table.js";
 export { defaultSelection, renderPolicyTable, type EgressSelection } from "./nft/policy-table.js";
-export { defaultIngressSelection, hashSeed, ingressFilterRules, ingressNatRules, knownTargets, type IngressSelection, type IngressState } from "./nft/ingress.js";
+export { hashSeed, ingressFilterRules, ingressNatRules, ingressState, knownTargets, type IngressSelection, type IngressState } from "./nft/ingress.js";
 export { HASH_BUCKETS, apportion, hashRanges, randomRanges, type BucketRange } from "./nft/ingress-buckets.js";
+export { pfNatText, renderPfNat, type PfNat } from "./pf/nat.js";
 export { renderTable, type Chain, type NftSetDef } from "./nft/text.js";
 export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "./nft/tables.js";
 export { INTERFACE, PATHS, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec } from "./units/programs.js";

@@ -63,6 +63,18 @@ describe("http probe against local servers", () => {
     expect(https.seen.at(-1)).toEqual({ url: "/tls", host: `127.0.0.1:${https.port}` });
   });
 
+  it("sends host as Host header and checks the body with expectBody", async () => {
+    expect(await run({ port: http.port, path: "/body/ok", host: "api.example", expectBody: "ready: ok" })).toMatchObject({ ok: true });
+    expect(http.seen.at(-1)).toEqual({ url: "/body/ok", host: `api.example:${http.port}` });
+    expect(await run({ port: http.port, path: "/body/starting", expectBody: "ready: ok" })).toMatchObject({ ok: false, reason: "BadStatus", error: 'HTTP 200, body lacks "ready: ok"' });
+    // Text past the first 64 KiB does not count: the filler body is 100 kB of "x".
+    expect(await run({ port: http.port, path: "/", expectBody: "y" })).toMatchObject({ ok: false, reason: "BadStatus" });
+  });
+
+  it("https with tlsVerify refuses the self-signed certificate", async () => {
+    expect(await run({ type: "https", port: https.port, tlsVerify: true })).toMatchObject({ ok: false, reason: "TlsError" });
+  });
+
   it("https against a plain HTTP server fails with TlsError", async () => {
     expect(await run({ type: "https", port: http.port })).toMatchObject({ ok: false, reason: "TlsError" });
   });

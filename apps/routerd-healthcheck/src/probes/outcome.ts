@@ -58,6 +58,13 @@ const ERRNO_REASONS: Record<string, FailureReason> = {
   ENOPROTOOPT: "LocalError",
   EPROTO: "TlsError",
   ERR_INVALID_HTTP_RESPONSE: "MalformedReply",
+  // Certificate verification (tlsVerify): OpenSSL's verify codes.
+  DEPTH_ZERO_SELF_SIGNED_CERT: "TlsError",
+  SELF_SIGNED_CERT_IN_CHAIN: "TlsError",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TlsError",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "TlsError",
+  CERT_HAS_EXPIRED: "TlsError",
+  CERT_NOT_YET_VALID: "TlsError",
 };
 
 /** Families of codes: llhttp parse errors (HPE_*) and OpenSSL failures (ERR_SSL_*). */

@@ -59,11 +59,17 @@ export interface SeenRequest {
   host: string;
 }
 
-/** /status/<n> answers n; /hang never answers; anything else 200. Records requests. */
+/** /status/<n> answers n; /hang never answers; /body/<text> answers 200 with "ready: <text>"; anything else 200. Records requests. */
 function handler(seen: SeenRequest[]) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     seen.push({ url: req.url ?? "", host: req.headers.host ?? "" });
     if (req.url === "/hang") return;
+    const body = /^\/body\/(\w+)$/.exec(req.url ?? "")?.[1];
+    if (body !== undefined) {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(`ready: ${body}`);
+      return;
+    }
     const status = /^\/status\/(\d{3})$/.exec(req.url ?? "")?.[1];
     res.writeHead(status === undefined ? 200 : Number(status), { "content-type": "text/plain" });
     res.end("x".repeat(100_000));

@@ -12,7 +12,7 @@ import {
   type WhenLookup,
   type WhenState,
 } from "@routerd/api";
-import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection } from "@routerd/render";
+import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection, type IngressSelection } from "@routerd/render";
 import { mergeIntents, stableJson, type ArtifactIntent, type DesiredArtifact, type OwnerKey } from "@routerd/resource";
 import { serviceHoles } from "./holes.js";
 
@@ -35,6 +35,8 @@ export interface DesiredInput {
   sources?: StatusView;
   /** Active EgressRoutePolicy candidates (from health state); defaults to the highest weight. */
   selection?: EgressSelection;
+  /** IngressService backends taking new connections (from health); defaults to every backend. */
+  ingress?: IngressSelection;
   runtime?: RuntimeView;
   /** Where daemons keep state (the dnsmasq lease file lives there). */
   stateDir: string;
@@ -59,7 +61,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) => (kind === "nft.table" || (kind === "file" && rendered(a)) ? a : stableJson(a) === stableJson(b) ? a : undefined));
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
-    { view: active, selection: input.selection ?? defaultSelection(active), holes: serviceHoles(active) },
+    { view: active, selection: input.selection ?? defaultSelection(active), holes: serviceHoles(active), ...(input.ingress ? { ingress: input.ingress } : {}) },
   );
   for (const d of desired) {
     const t = tables.get(d.name);

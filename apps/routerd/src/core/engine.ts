@@ -3,7 +3,7 @@
 import { kindDefinition, makeConfigView, makeStatusView, type RouterConfig, type WhenState } from "@routerd/api";
 import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
-import type { EgressSelection } from "@routerd/render";
+import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
   LedgerSession,
   artifactId,
@@ -31,6 +31,7 @@ export interface EngineOptions {
   host: HostContext;
   allowEmpty?: boolean;
   selection?: EgressSelection;
+  ingress?: IngressSelection;
   runtime?: RuntimeView;
   daemons?: DaemonPort;
   /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
@@ -99,6 +100,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     when: status ?? new Map(),
     ...(status ? { sources: status } : {}),
     ...(opts.selection ? { selection: opts.selection } : {}),
+    ...(opts.ingress ? { ingress: opts.ingress } : {}),
     runtime,
     stateDir: opts.host.stateDir,
   });

@@ -15,6 +15,7 @@ import {
   type DHCPv6PrefixDelegationSpec,
   type HealthCheckSpec,
 } from "@routerd/api";
+import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
 
 export interface DaemonDirs {
@@ -45,9 +46,10 @@ export interface DaemonKind {
   specs(view: ConfigView, dirs: DaemonDirs): DaemonSpec[];
 }
 
+/** The HealthCheck resources' probes, then one per IngressService backend. */
 export function healthcheckConfig(view: ConfigView): { probes: Record<string, unknown>[] } {
   return {
-    probes: view.all<HealthCheckSpec>("HealthCheck").map((r) => {
+    probes: [...view.all<HealthCheckSpec>("HealthCheck").map((r) => {
       const s = r.spec;
       return {
         name: r.metadata.name,
@@ -65,7 +67,7 @@ export function healthcheckConfig(view: ConfigView): { probes: Record<string, un
         ...(s.interface !== undefined ? { interface: view.ifname(s.interface) } : {}),
         ...(s.fwmark !== undefined ? { fwmark: fwmarkValue(s.fwmark) } : {}),
       };
-    }),
+    }), ...ingressProbes(view)],
   };
 }
 
@@ -73,7 +75,7 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
   {
     daemon: HEALTHCHECK_DAEMON.daemon,
     specs(view, dirs) {
-      if (view.all("HealthCheck").length === 0) return [];
+      if (view.all("HealthCheck").length === 0 && view.all("IngressService").length === 0) return [];
       const { daemon, instance } = HEALTHCHECK_DAEMON;
       const config = join(dirs.stateDir, daemon, instance, "config.json");
       return [

@@ -3,14 +3,16 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type EgressRoutePolicySpec, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
+import { ingressState, type IngressSelection } from "@routerd/render";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
 import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
 import { planOnly, reconcileOnce } from "../core/engine.js";
+import { selectIngress } from "../core/ingress.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
@@ -31,6 +33,10 @@ export class Server {
   private configText = "";
   private lease?: FileLease;
   private readonly decisions = new Map<string, EgressDecision>();
+  /** Backends taking new connections per IngressService, as last rendered ("a,b"). */
+  private readonly ingressActive = new Map<string, string>();
+  /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
+  private resolved = new Map<string, Resource>();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -156,19 +162,23 @@ export class Server {
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
+    const ingress = selectIngress(view, health);
+    const daemonView = this.withResolved(config);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = daemonSpecs(view, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = daemonSpecs(daemonView, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, when, daemons: port });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port });
+    this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
+    this.reportBackends(result.desired.view.active, ingress, ctx);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(view, dirs)) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     for (const s of statuses.values()) {
@@ -204,6 +214,32 @@ export class Server {
     }
     for (const name of [...this.decisions.keys()]) if (!policies.some((p) => p.metadata.name === name)) this.decisions.delete(name);
     return selection;
+  }
+
+  /** Daemon configs (a backend's probe, say) need `*From` values: those the last reconcile resolved. */
+  private withResolved(config: RouterConfig): ConfigView {
+    return makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) });
+  }
+
+  /** An event whenever the backends taking new connections change (rendered from the resolved resources). */
+  private reportBackends(active: readonly Resource[], ingress: IngressSelection, ctx: DaemonContext): void {
+    const services = active.filter((r): r is Resource<IngressServiceSpec> => r.kind === "IngressService");
+    for (const r of services) {
+      const name = r.metadata.name;
+      const now = ingressState(r, ingress).active.map((t) => t.name).join(",");
+      const before = this.ingressActive.get(name);
+      if (before !== undefined && before !== now) {
+        ctx.events.emit({
+          topic: "ingress.backends",
+          resource: `IngressService/${name}`,
+          severity: now ? "info" : "warning",
+          message: now ? `new connections go to ${now.replace(/,/g, ", ")}` : "no healthy backend",
+          attributes: { from: before, to: now },
+        });
+      }
+      this.ingressActive.set(name, now);
+    }
+    for (const name of [...this.ingressActive.keys()]) if (!services.some((r) => r.metadata.name === name)) this.ingressActive.delete(name);
   }
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeConfigView } from "../config-view.js";
 import { loadConfig } from "../load.js";
-import { hairpinInterfaces, hairpinMode, ingressBackends, ingressProbeName, type IngressServiceSpec } from "./ingress-service.js";
+import { INGRESS_SERVICE_PROVIDES, hairpinInterfaces, hairpinMode, ingressBackends, ingressProbeName, ingressServiceStatus, type IngressServiceSpec } from "./ingress-service.js";
 
 const HEAD = "apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: test }\nspec:\n  resources:\n";
 const res = (apiVersion: string, kind: string, name: string, spec: string) => `    - apiVersion: ${apiVersion}\n      kind: ${kind}\n      metadata: { name: ${name} }\n      spec: ${spec}\n`;
@@ -88,5 +88,19 @@ describe("hairpin interfaces", () => {
     expect(reflected(`{ ${LISTEN}, ${B2} }`)).toEqual([]);
     expect(reflected(`{ ${LISTEN}, ${B2}, hairpin: { interfaces: [lan] } }`)).toEqual(["lan"]);
     expect(reflected(`{ ${onLan}, ${B2}, hairpin: { mode: off } }`)).toEqual([]);
+  });
+});
+
+describe("IngressService status", () => {
+  const r = load(svc("web", `{ ${LISTEN}, hostname: web.example, ${B2} }`)).config!.resources.find((x) => x.kind === "IngressService")! as Parameters<typeof ingressServiceStatus>[0];
+  it("publishes the spec's fields, and health's fields once routerd serve supplies them", () => {
+    const backends = [{ name: "a", address: "192.168.1.10", port: 8443, weight: 1 }, { name: "b", address: "192.168.1.11", port: 8443, weight: 1 }];
+    expect(ingressServiceStatus(r)).toEqual({ fields: { hostname: "web.example", listenAddress: "203.0.113.10", totalBackends: 2, backends, dryRun: false } });
+    const facts = { activeBackends: [], healthyBackends: 0, backends: [], observedAt: "2026-01-01T00:00:00.000Z" };
+    expect(ingressServiceStatus(r, facts)).toEqual({ fields: { hostname: "web.example", listenAddress: "203.0.113.10", totalBackends: 2, dryRun: false, ...facts } });
+  });
+  it("publishes only fields of the provides table", () => {
+    const facts = { activeBackend: {}, activeBackends: [], healthyBackends: 0, backends: [], observedAt: "x" };
+    for (const k of Object.keys(ingressServiceStatus(r, facts).fields)) expect(Object.keys(INGRESS_SERVICE_PROVIDES)).toContain(k);
   });
 });

@@ -6,6 +6,7 @@ import { firstByKey } from "../config-view.js";
 import { durationMs, formats, ipv4InPrefix, parseIpv4Prefix } from "../formats.js";
 import { API_GROUPS, defineKind, type ConfigView, type Resource } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import { fromSource } from "../status-source.js";
 import { nftTableIntent } from "../tables.js";
 import { HEALTHCHECK_DAEMON } from "./health-check.js";
 
@@ -14,6 +15,7 @@ const BACKEND_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 export const ingressBackendSpec = t.object({
   name: t.optional(t.string({ pattern: BACKEND_NAME, patternHint: "letters, digits, '.', '_' or '-' (default backend-<index>)" })),
   address: t.optional(t.string({ minLength: 1 }).describe("the backend's IPv4 address")),
+  addressFrom: t.optional(fromSource({ format: "ipv4", into: "address" }).describe("the address from another resource's status, e.g. {resource: IPv4StaticAddress/web, field: address}")),
   port: formats.port(),
   weight: t.withDefault(t.int({ min: 0, max: 1000 }).describe("share of new connections (random, sourceHash); 0: only when no weighted backend is healthy"), 1),
 });
@@ -22,6 +24,7 @@ export const ingressServiceSpec = t.object({
   listen: t.object({
     interface: t.interfaceRef().describe("where the service is reachable (usually the WAN)"),
     address: t.optional(formats.ipv4().describe("only this destination address (default: any on the interface)")),
+    addressFrom: t.optional(fromSource({ format: "ipv4", into: "address" }).describe("the listen address from another resource's status, e.g. {resource: DHCPv4Client/wan, field: currentAddress}")),
     protocol: t.enum("tcp", "udp"),
     port: formats.port(),
   }),
@@ -110,8 +113,8 @@ function sharesListenPrefix(spec: IngressServiceSpec, view: ConfigView): boolean
 }
 
 /** What one listen endpoint is: two resources (of this kind or PortForward) may not share it. */
-export const ingressListenKey = (l: { interface: string; protocol: string; port: number | string; address?: string | undefined }) =>
-  `${l.interface}|${l.protocol}|${String(l.port)}|${l.address ?? ""}`;
+export const ingressListenKey = (l: { interface: string; protocol: string; port: number | string; address?: string | undefined; addressFrom?: { resource: string; field: string } | undefined }) =>
+  `${l.interface}|${l.protocol}|${String(l.port)}|${l.address ?? (l.addressFrom ? `${l.addressFrom.resource}.${l.addressFrom.field}` : "")}`;
 
 function checkBackends(res: Resource<IngressServiceSpec>, error: (path: (string | number)[], message: string, hint?: string) => void): void {
   const names = new Map<string, number>();
@@ -119,12 +122,47 @@ function checkBackends(res: Resource<IngressServiceSpec>, error: (path: (string 
     const first = names.get(b.name);
     if (first !== undefined) error(["backends", i, "name"], `same name as backends[${first}] (${b.name})`, "give every backend its own name");
     else names.set(b.name, i);
-    if (b.address === undefined) error(["backends", i], "needs an address", "write address: <IPv4 address>");
+    if (b.address === undefined) {
+      if (res.spec.backends[i]!.addressFrom === undefined) error(["backends", i], "needs an address", "write address: <IPv4 address>, or addressFrom: {resource: Kind/name, field: ...}");
+    }
     else if (!isIPv4(b.address)) {
       // The original resolved host names at run time; routerd renders addresses and wants them fixed.
       error(["backends", i, "address"], `${JSON.stringify(b.address)} is not an IPv4 address`, "write the backend's IPv4 address (routerd does not resolve host names for DNAT)");
     }
   });
+}
+
+/** The original's "provides" table for IngressService (`phase` is implied). */
+export const INGRESS_SERVICE_PROVIDES = {
+  hostname: "string",
+  listenAddress: "string",
+  activeBackend: "object",
+  activeBackends: "objectList",
+  healthyBackends: "int",
+  totalBackends: "int",
+  backends: "objectList",
+  observedAt: "timestamp",
+  dryRun: "bool",
+} as const;
+
+/**
+ * What an IngressService publishes: the fields its spec decides, and, from routerd serve (`facts`, see
+ * apps/routerd/src/core/ingress.ts ingressFacts), the ones health decides (activeBackend(s),
+ * healthyBackends, backends with their probe states, observedAt). Like every kind's serve-only fields,
+ * those are absent without serve.
+ */
+export function ingressServiceStatus(res: Resource<IngressServiceSpec>, facts?: Readonly<Record<string, unknown>>): { fields: Record<string, unknown> } {
+  const s = res.spec;
+  return {
+    fields: {
+      ...(s.hostname !== undefined ? { hostname: s.hostname } : {}),
+      ...(s.listen.address !== undefined ? { listenAddress: s.listen.address } : {}),
+      totalBackends: s.backends.length,
+      backends: ingressBackends(s).map((b) => ({ name: b.name, ...(b.address ? { address: b.address } : {}), port: b.port, weight: b.weight })),
+      dryRun: false,
+      ...facts,
+    },
+  };
 }
 
 export const ingressServiceKind = defineKind<IngressServiceSpec>({
@@ -135,27 +173,9 @@ export const ingressServiceKind = defineKind<IngressServiceSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.table", "routerd.daemon"] },
   supportsWhen: true,
   spec: ingressServiceSpec,
-  provides: {
-    hostname: "string",
-    listenAddress: "string",
-    activeBackend: "object",
-    activeBackends: "objectList",
-    healthyBackends: "int",
-    totalBackends: "int",
-    backends: "objectList",
-    observedAt: "timestamp",
-    dryRun: "bool",
-  },
-  // What the spec says; which backends are healthy and active is published by routerd serve from the probes.
-  status: (res) => ({
-    fields: {
-      hostname: res.spec.hostname,
-      listenAddress: res.spec.listen.address,
-      totalBackends: res.spec.backends.length,
-      backends: res.spec.backends.map((b, i) => ({ name: b.name ?? `backend-${i}`, address: b.address, port: b.port, weight: b.weight })),
-      dryRun: false,
-    },
-  }),
+  provides: INGRESS_SERVICE_PROVIDES,
+  // The spec's fields; which backends are healthy and active comes from routerd serve's probes (facts).
+  status: (res) => ingressServiceStatus(res),
   check(res, ctx) {
     const s = res.spec;
     checkBackends(res, (p, m, h) => ctx.error(p, m, h));
@@ -175,7 +195,7 @@ export const ingressServiceKind = defineKind<IngressServiceSpec>({
     const mode = hairpinMode(h);
     if (mode === "manual" && h.interfaces.length === 0) ctx.error(["hairpin", "interfaces"], "manual hairpin needs the interfaces whose clients use the listen address");
     if (mode === "off" && h.interfaces.length > 0) ctx.error(["hairpin", "interfaces"], "hairpin is off; these interfaces would be ignored", "remove them, or set mode: manual");
-    if (h.interfaces.length > 0 && !s.listen.address) {
+    if (h.interfaces.length > 0 && !s.listen.address && !s.listen.addressFrom) {
       ctx.error(["hairpin"], "NAT reflection needs listen.address: LAN clients are matched by the address they connect to", "set listen.address to the address clients use");
     }
 

@@ -1,7 +1,7 @@
 // inet routerd_filter: zones, rules between zones and to the router itself, stateful basics, and the
 // holes routerd's own services need.
 import { NFT_TABLES, type ConfigView, type FirewallPolicySpec, type FirewallRuleSpec, type FirewallZoneSpec, type PortForwardSpec } from "@routerd/api";
-import { defaultIngressSelection, ingressFilterRules, type IngressSelection } from "./ingress.js";
+import { ingressFilterRules, type IngressSelection } from "./ingress.js";
 import { addressAlternatives, join, portMatch, setDefs } from "./matches.js";
 import { ifnameMatch, quote, renderTable, type Chain } from "./text.js";
 
@@ -16,7 +16,7 @@ export interface ServiceHole {
 const VERDICT_RULE = { accept: "accept", drop: "drop", reject: "reject" } as const;
 const chainId = (s: string) => s.replace(/-/g, "_");
 
-export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[] = [], ingress: IngressSelection = defaultIngressSelection(view)): { content: string; digest: string } {
+export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[] = [], ingress: IngressSelection = new Map()): { content: string; digest: string } {
   const policy = view.all<FirewallPolicySpec>("FirewallPolicy")[0]?.spec ?? { defaultInput: "accept", defaultForward: "accept", logDeny: false };
   const zones = view.all<FirewallZoneSpec>("FirewallZone");
   const rules = view.all<FirewallRuleSpec>("FirewallRule");

@@ -3,9 +3,9 @@
 // (`{ "service": ["backend", ...] }`). `ROUTERD_UPDATE_GOLDEN=1 npx vitest run --project unit packages/render` rewrites them.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { activeIngressTargets, loadConfig, makeConfigView, type ConfigView, type IngressServiceSpec } from "@routerd/api";
+import { loadConfig, makeConfigView } from "@routerd/api";
 import { describe, expect, it } from "vitest";
-import { defaultIngressSelection, type IngressState } from "./ingress.js";
+import { ingressWithDown } from "./golden-support.js";
 import { defaultSelection } from "./policy-table.js";
 import { renderDesiredTables } from "./tables.js";
 
@@ -37,15 +37,3 @@ describe.each(readdirSync(TESTDATA).sort())("golden %s", (name) => {
     expect(actual).toBe(readFileSync(expectedPath, "utf8"));
   });
 });
-
-function ingressWithDown(view: ConfigView, file: string): Map<string, IngressState> {
-  const selection = defaultIngressSelection(view);
-  if (!existsSync(file)) return selection;
-  const down = JSON.parse(readFileSync(file, "utf8")) as Record<string, string[]>;
-  for (const [name, state] of selection) {
-    const spec = view.find<IngressServiceSpec>("IngressService", name)!.spec;
-    const usable = state.all.filter((t) => !(down[name] ?? []).includes(t.name));
-    selection.set(name, { all: state.all, active: activeIngressTargets(spec.policy.selection, usable) });
-  }
-  return selection;
-}

@@ -14,17 +14,18 @@ export interface IngressState {
   active: IngressTarget[];
 }
 
-/** IngressService name → its state (from health; see apps/routerd/src/core/ingress.ts). */
-export type IngressSelection = ReadonlyMap<string, IngressState>;
+/**
+ * IngressService name → the backends health allows (by name; see apps/routerd/src/core/ingress.ts). A
+ * service that is not in the map has no health information: every backend counts.
+ */
+export type IngressSelection = ReadonlyMap<string, readonly string[]>;
 
-/** Without health information every backend counts as healthy. */
-export function defaultIngressSelection(view: ConfigView): Map<string, IngressState> {
-  const out = new Map<string, IngressState>();
-  for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    const all = knownTargets(r.spec);
-    out.set(r.metadata.name, { all, active: activeIngressTargets(r.spec.policy.selection, all) });
-  }
-  return out;
+/** A service's state from its (resolved) spec and the health selection, its policy applied. */
+export function ingressState(r: Resource<IngressServiceSpec>, selection: IngressSelection): IngressState {
+  const all = knownTargets(r.spec);
+  const allowed = selection.get(r.metadata.name);
+  const usable = allowed ? all.filter((t) => allowed.includes(t.name)) : all;
+  return { all, active: activeIngressTargets(r.spec.policy.selection, usable) };
 }
 
 export function knownTargets(spec: IngressServiceSpec): IngressTarget[] {
@@ -63,9 +64,9 @@ export function ingressNatRules(view: ConfigView, selection: IngressSelection): 
   const prerouting: string[] = [];
   const postrouting: string[] = [];
   for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    const state = selection.get(r.metadata.name);
+    const state = ingressState(r, selection);
     const l = r.spec.listen;
-    if (!state?.active.length) {
+    if (!state.active.length) {
       prerouting.push(`# IngressService/${r.metadata.name}: no healthy backend (routerd_filter answers: ${r.spec.policy.onNoHealthyBackends})`);
       continue;
     }
@@ -90,7 +91,7 @@ const NO_BACKEND_VERDICT: Record<string, (protocol: string) => string> = {
 export function ingressFilterRules(view: ConfigView, selection: IngressSelection): string[] {
   const out: string[] = [];
   for (const r of view.all<IngressServiceSpec>("IngressService")) {
-    if (selection.get(r.metadata.name)?.active.length) continue;
+    if (ingressState(r, selection).active.length) continue;
     const verdict = NO_BACKEND_VERDICT[r.spec.policy.onNoHealthyBackends]!(r.spec.listen.protocol);
     out.push(`# IngressService/${r.metadata.name}: no healthy backend`, join(listenMatch(r, view, "inet"), verdict));
   }

@@ -1,10 +1,10 @@
 // ip routerd_nat: PortForward and IngressService DNAT (with hairpin) and NAT44Rule masquerade/SNAT.
 import { NFT_TABLES, type ConfigView, type NAT44RuleSpec, type PortForwardSpec } from "@routerd/api";
-import { defaultIngressSelection, ingressNatRules, type IngressSelection } from "./ingress.js";
+import { ingressNatRules, type IngressSelection } from "./ingress.js";
 import { addressAlternatives, exclusion, join, setDefs } from "./matches.js";
 import { ifnameMatch, renderTable, type Chain } from "./text.js";
 
-export function renderNatTable(view: ConfigView, ingress: IngressSelection = defaultIngressSelection(view)): { content: string; digest: string } {
+export function renderNatTable(view: ConfigView, ingress: IngressSelection = new Map()): { content: string; digest: string } {
   const forwards = view.all<PortForwardSpec>("PortForward");
   const nats = view.all<NAT44RuleSpec>("NAT44Rule");
   const prerouting: string[] = [];

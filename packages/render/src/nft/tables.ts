@@ -10,7 +10,7 @@ export interface TableRenderInput {
   view: ConfigView;
   selection: EgressSelection;
   holes: readonly ServiceHole[];
-  /** Active IngressService backends (from health); default: every backend. */
+  /** IngressService backends health allows, by service; default: every backend. */
   ingress?: IngressSelection;
 }
 
