@@ -127,7 +127,7 @@ function checkBackends(res: Resource<IngressServiceSpec>, error: (path: (string 
     }
     else if (!isIPv4(b.address)) {
       // The original resolved host names at run time; routerd renders addresses and wants them fixed.
-      error(["backends", i, "address"], `${JSON.stringify(b.address)} is not an IPv4 address`, "write the backend's IPv4 address (routerd does not resolve host names for DNAT)");
+      error(["backends", i, "address"], `${JSON.stringify(b.address)} is not an IPv4 address`, "write the backend's IPv4 address, or addressFrom (routerd does not resolve host names for DNAT)");
     }
   });
 }
@@ -193,7 +193,7 @@ export const ingressServiceKind = defineKind<IngressServiceSpec>({
       ctx.error(["hairpin", "enabled"], `contradicts mode: ${h.mode}`, "remove enabled; mode says it");
     }
     const mode = hairpinMode(h);
-    if (mode === "manual" && h.interfaces.length === 0) ctx.error(["hairpin", "interfaces"], "manual hairpin needs the interfaces whose clients use the listen address");
+    if (mode === "manual" && h.interfaces.length === 0) ctx.error(["hairpin", "interfaces"], "manual hairpin needs the interfaces whose clients use the listen address", "add interfaces: [lan], or use mode: auto");
     if (mode === "off" && h.interfaces.length > 0) ctx.error(["hairpin", "interfaces"], "hairpin is off; these interfaces would be ignored", "remove them, or set mode: manual");
     if (h.interfaces.length > 0 && !s.listen.address && !s.listen.addressFrom) {
       ctx.error(["hairpin"], "NAT reflection needs listen.address: LAN clients are matched by the address they connect to", "set listen.address to the address clients use");
