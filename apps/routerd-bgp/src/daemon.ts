@@ -65,12 +65,20 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
   let ctxRef: DaemonContext | undefined;
   const known = new Set<string>();
   let statusTimer: NodeJS.Timeout | undefined;
-  const refresh = () => {
-    if (statusTimer !== undefined || ctxRef === undefined || router === undefined) return;
+  let statusDue = Infinity;
+  // Status goes to state.json (written atomically, with fsync): session changes show within 100 ms,
+  // FIB progress at most once a second, so a 100k-route load does not wait on the disk.
+  const refresh = (delayMs = 100) => {
+    if (ctxRef === undefined || router === undefined) return;
+    const due = Date.now() + delayMs;
+    if (statusTimer !== undefined && statusDue <= due) return;
+    clearTimeout(statusTimer);
+    statusDue = due;
     statusTimer = setTimeout(() => {
       statusTimer = undefined;
+      statusDue = Infinity;
       if (ctxRef && router) publishStatus(ctxRef, router, known);
-    }, 100);
+    }, delayMs);
     statusTimer.unref();
   };
   const daemon = await runDaemon({
@@ -91,7 +99,8 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
         ...(opts.gobgpd !== undefined ? { gobgpdBinary: opts.gobgpd } : {}),
         ...(opts.staleHoldMs !== undefined ? { staleHoldMs: opts.staleHoldMs } : {}),
         onPeerTransition: (t) => transitionEvent(ctx, t),
-        onChange: refresh,
+        onChange: () => refresh(100),
+        onFibProgress: () => refresh(1000),
       });
       return [{ definition: BgpService, implementation: bgpServer(() => router) }];
     },
@@ -113,7 +122,7 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
   await router.start();
   const poll = durationMs(config.router.spec.watcher?.pollInterval ?? "5s");
   const timer = setInterval(() => {
-    router!.refreshPeers().then(refresh, () => undefined);
+    router!.refreshPeers().then(() => refresh(100), () => undefined);
   }, poll);
   timer.unref();
   daemon.done.finally(() => clearInterval(timer));

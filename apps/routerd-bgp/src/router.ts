@@ -32,6 +32,8 @@ export interface RouterOptions {
   quietMs?: number;
   onPeerTransition?: (t: PeerTransition) => void;
   onChange?: () => void;
+  /** After FIB chunks apply (often, during a full-table load). */
+  onFibProgress?: () => void;
 }
 
 function readOptional(path: string): string | undefined {
@@ -56,6 +58,8 @@ export class BgpRouter {
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   private lastPathAt = 0;
+  private pathEvents = 0;
+  private pathChanges = 0;
   private holdingSince = 0;
   phase: RouterPhase = "Starting";
   lastError = "";
@@ -74,7 +78,7 @@ export class BgpRouter {
     });
     this.client = new GobgpClient(opts.paths.socket);
     const fib = bgpFibTarget(opts.config.router.spec);
-    this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onChange?.() }) : undefined;
+    this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
     this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol);
     this.process.on("down", () => this.gobgpdDown());
     this.process.on("restarted", () => void this.bringUp(false));
@@ -161,6 +165,9 @@ export class BgpRouter {
       },
       onPaths: (changes, initial) => {
         this.lastPathAt = Date.now();
+        this.pathEvents++;
+        this.pathChanges += changes.length;
+        this.opts.logger.debug({ changes: changes.length, initial, events: this.pathEvents, total: this.pathChanges }, "best paths");
         const fib = this.fib;
         if (fib === undefined) return;
         if (initial && this.attached) {

@@ -157,6 +157,7 @@ export class FibProgrammer {
 
   private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>): void {
     this.inFlight--;
+    this.opts.logger.debug({ lines: lines.length, failed: failed.size, pending: this.dirty.size, inFlight: this.inFlight }, "FIB chunk applied");
     for (const [i, error] of failed) {
       const o = owners[i];
       if (o === undefined) continue;
