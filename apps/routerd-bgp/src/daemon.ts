@@ -1,15 +1,15 @@
 // The daemon wiring, shared by main.ts and the tests: config file → BgpRouter inside runDaemon(), the Bgp
 // gRPC service next to the kit's, reload (SIGHUP / "reload") applying the new config as a diff.
 import { join } from "node:path";
-import { BGP_ROUTE_PROTOCOL, BGP_ROUTE_PROTOCOL_NAME, durationMs } from "@routerd/api";
+import { durationMs } from "@routerd/api";
 import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
-import { writeFileAtomic } from "@routerd/resource";
+import { RT_PROTOS_PATH, rtProtosContent, writeFileAtomic } from "@routerd/resource";
 import { BgpService } from "@routerd/rpc/gen/routerd/bgp/v1/bgp";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { loadBgpConfig } from "./config/config.js";
 import { bgpServer } from "./grpc-service.js";
-import { DAEMON_NAME, RT_PROTOS_FILE, gobgpdPaths } from "./names.js";
+import { DAEMON_NAME, gobgpdPaths } from "./names.js";
 import type { PeerTransition } from "./peers.js";
 import { BgpRouter } from "./router.js";
 import { publishStatus } from "./status.js";
@@ -35,8 +35,8 @@ export interface BgpDaemon {
 
 /** Registers routerd's protocol number with iproute2 (a file of its own under --root), so `ip route` names it. */
 export function writeRtProtos(root: string): void {
-  const path = join(root, RT_PROTOS_FILE);
-  const content = `# Written by routerd: the route protocol of the routes routerd-bgp installs. Do not edit.\n${BGP_ROUTE_PROTOCOL}\t${BGP_ROUTE_PROTOCOL_NAME}\n`;
+  const path = join(root, RT_PROTOS_PATH);
+  const content = rtProtosContent();
   let current: string | undefined;
   try {
     current = readFileSync(path, "utf8");

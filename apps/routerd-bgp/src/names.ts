@@ -17,6 +17,3 @@ export function gobgpdPaths(runDir: string, stateDir: string, instance: string) 
     logFile: join(stateDir, DAEMON_NAME, instance, "gobgpd.log"),
   };
 }
-
-/** routerd's entry in iproute2's protocol names, under --root. */
-export const RT_PROTOS_FILE = "etc/iproute2/rt_protos.d/routerd.conf";

@@ -1,6 +1,6 @@
 // BGPRouter: one BGP speaker (GoBGP, driven by its own routerd-bgp instance) whose best paths routerd writes
 // into the kernel FIB under its own route protocol number. Field names follow the original API.
-import { artifactNames } from "@routerd/resource";
+import { ROUTERD_ROUTE_PROTOCOLS, artifactNames } from "@routerd/resource";
 import { durationMs, formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
@@ -10,7 +10,7 @@ import { routeTableSchema, tableId } from "./ipv4-route.js";
 export const BGP_DAEMON = "bgp";
 /** The route protocol routerd-bgp writes its FIB routes with (registered as "routerd-bgp" in rt_protos.d). */
 export const BGP_ROUTE_PROTOCOL = 219;
-export const BGP_ROUTE_PROTOCOL_NAME = "routerd-bgp";
+export const BGP_ROUTE_PROTOCOL_NAME = ROUTERD_ROUTE_PROTOCOLS[BGP_ROUTE_PROTOCOL]!;
 export const BGP_DEFAULT_METRIC = 20;
 
 const redistributeSource = () => t.object({ allowedPrefixes: t.optional(t.array(ipPrefix())) });
@@ -74,7 +74,7 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
   kind: "BGPRouter",
   description: "A BGP speaker (GoBGP under routerd-bgp); its best paths go into the kernel FIB with routerd's route protocol.",
   class: "route",
-  contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon"] },
+  contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "linux.route.protocol"] },
   supportsWhen: true,
   spec: bgpRouterSpec,
   check(res, ctx) {
@@ -93,6 +93,7 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
     if (peers.length === 0) ctx.warn([], "no BGPPeer refers to this router (routerRef); it will have no sessions");
   },
   intents(res) {
+    const fib = bgpFibTarget(res.spec);
     return [
       {
         kind: "routerd.daemon",
@@ -102,6 +103,20 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
         applyWith: "supervisor",
         attributes: { daemon: BGP_DAEMON, instance: res.metadata.name },
       },
+      // Its FIB routes, owned as one artifact (not one per route): removing the router flushes exactly the
+      // routes of routerd's protocol in that table.
+      ...(fib.install
+        ? [
+            {
+              kind: "linux.route.protocol" as const,
+              name: artifactNames.routeProtocol(fib.protocol, fib.table),
+              owner: res.owner,
+              action: "ensure" as const,
+              applyWith: "file",
+              attributes: { protocol: fib.protocol, table: fib.table },
+            },
+          ]
+        : []),
     ];
   },
 });
