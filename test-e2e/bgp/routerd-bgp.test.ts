@@ -1,8 +1,8 @@
 // routerd-bgp against real peers in namespaces: a gobgpd ISP (IPv4 and IPv6 sessions) and a bird2 IX peer.
 // Routes both ways, per-neighbor import policy (a forbidden community, a too-long prefix), communities set
 // on import, IPv6 paths in the FIB, ECMP over both peers, a peer going down, gobgpd killed and restarted
-// with the FIB intact meanwhile, routerd-bgp killed and re-attached without touching the FIB, and routes
-// of other protocols left alone.
+// with the FIB intact meanwhile, routerd-bgp killed and re-attached without touching the FIB, its routes
+// changed behind its back put right (ip monitor), and routes of other protocols left alone.
 import { readFileSync } from "node:fs";
 import { listBgpPeers, listBgpRoutes } from "@routerd/bgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,6 +150,12 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
     const changes = readFileSync(`${lab.dir}/monitor.log`, "utf8").split("\n").filter((l) => l.includes("proto 219") || l.includes("172.31."));
     expect(changes).toEqual([]);
     expect((await listBgpPeers(lab.socket)).peers.every((p) => p.flaps === 0)).toBe(true);
+  });
+
+  it("notices at once when someone else deletes or adds a route of its protocol, and puts the FIB right", async () => {
+    lab.router.ip("route del 172.31.1.0/24 proto 219");
+    lab.router.ip(`route add 172.31.77.0/24 via ${ISP} proto 219 metric 20`);
+    await until("FIB put right", () => has(lab.fib("-4"), "172.31.1.0/24") && !has(lab.fib("-4"), "172.31.77.0/24"), 5_000, 50);
   });
 
   it("never touched the routes of other protocols in its table", () => {

@@ -9,6 +9,7 @@ import type { Peer, WatchEventResponse } from "@routerd/gobgp-api/gen/gobgp";
 import type { Logger } from "pino";
 import type { BgpConfig } from "./config/config.js";
 import { resolvePassword } from "./config/password.js";
+import { RouteMonitor } from "./fib/monitor.js";
 import { FibProgrammer } from "./fib/programmer.js";
 import { applyDesired, appliedFromJson, appliedToJson, emptyApplied, type ApplyReport } from "./gobgp/apply.js";
 import { GobgpClient } from "./gobgp/client.js";
@@ -55,6 +56,7 @@ export class BgpRouter {
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
   private stream: ClientReadableStream<WatchEventResponse> | undefined;
+  private monitor: RouteMonitor | undefined;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
   private lastPathAt = 0;
@@ -85,7 +87,16 @@ export class BgpRouter {
   }
 
   async start(): Promise<void> {
-    await this.fib?.loadKernel();
+    if (this.fib !== undefined) {
+      // Monitor first, then dump: nothing that changes between the two is missed.
+      const fib = this.fib;
+      this.monitor = new RouteMonitor(fib.target, this.opts.logger.child({ component: "route-monitor" }), (c) => fib.observed(c.route, c.deleted), () => {
+        if (this.stopping) return;
+        void this.restartMonitor();
+      });
+      await this.monitor.start();
+      await fib.loadKernel();
+    }
     const attached = await this.process.start();
     await this.bringUp(attached);
   }
@@ -151,6 +162,13 @@ export class BgpRouter {
     await this.redistributor.sync(next.router.spec);
     this.opts.onChange?.();
     return report;
+  }
+
+  private async restartMonitor(): Promise<void> {
+    await new Promise((r) => setTimeout(r, 200));
+    if (this.stopping || this.monitor === undefined) return;
+    await this.monitor.start();
+    await this.fib?.resync();
   }
 
   private subscribe(): void {
@@ -224,6 +242,7 @@ export class BgpRouter {
     this.stopping = true;
     clearInterval(this.sweepTimer);
     this.redistributor.stop();
+    this.monitor?.stop();
     this.stream?.cancel();
     await this.fib?.idle();
     this.fib?.close();

@@ -1,12 +1,11 @@
-// A long-lived `ip -o -force -batch -` fed incrementally: each submit() is a chunk of lines followed by a
-// sentinel (`link show dev lo`, whose one-line output marks the chunk done). Errors are attributed by the
-// line number ip reports ("Command failed -:N"), counted over the child's life. Chunks pipeline: several
-// may be in flight, ip applies them in order.
+// A long-lived `ip -force -batch -` fed incrementally: each submit() is a chunk of lines followed by a
+// sentinel line ip cannot parse, so it answers "Command failed -:N" for it at once, without a netlink round
+// trip: that marks the chunk done. Errors of real lines are attributed by the line number ip reports,
+// counted over the child's life. Chunks pipeline: several may be in flight, ip applies them in order.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Logger } from "pino";
 
-const SENTINEL = "link show dev lo";
-const SENTINEL_OUTPUT = /^1: lo[:@]/;
+const SENTINEL = "routerd-chunk-done";
 const FAILED = /^Command failed -:(\d+)$/;
 
 export interface ChunkResult {
@@ -31,7 +30,7 @@ export class IpBatch {
 
   constructor(
     private readonly logger: Logger,
-    private readonly command: string[] = ["ip", "-o", "-force", "-batch", "-"],
+    private readonly command: string[] = ["ip", "-force", "-batch", "-"],
   ) {}
 
   private ensure(): ChildProcessWithoutNullStreams {
@@ -63,18 +62,17 @@ export class IpBatch {
   }
 
   private onLine(text: string): void {
-    const head = this.pending[0];
-    if (SENTINEL_OUTPUT.test(text)) {
-      this.lastError = [];
-      if (head !== undefined) {
-        this.pending.shift();
-        head.resolve({ failed: head.failed });
-      }
-      return;
-    }
     const m = FAILED.exec(text);
     if (m) {
       const n = Number(m[1]);
+      const head = this.pending[0];
+      if (head !== undefined && n === head.first + head.count) {
+        // The sentinel: everything before it has been applied.
+        this.lastError = [];
+        this.pending.shift();
+        head.resolve({ failed: head.failed });
+        return;
+      }
       const owner = this.pending.find((p) => n >= p.first && n < p.first + p.count);
       if (owner !== undefined) owner.failed.set(n - owner.first, this.lastError.join(" ") || "failed");
       this.lastError = [];

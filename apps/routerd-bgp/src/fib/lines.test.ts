@@ -25,3 +25,13 @@ describe("FIB lines", () => {
     expect(canonicalPrefix("2001:db8::1", true)).toBe("2001:db8::1/128");
   });
 });
+
+describe("ip monitor lines", async () => {
+  const { parseMonitorLine } = await import("./monitor.js");
+  it("keeps changes of our protocol in our table only", () => {
+    expect(parseMonitorLine("Deleted 172.31.1.0/24 via 10.91.0.2 dev bgi0 proto 219 metric 20 ", T)).toEqual({ deleted: true, route: { prefix: "172.31.1.0/24", hops: "10.91.0.2", metric: 20 } });
+    expect(parseMonitorLine("2001:db8::/32 via fd91::2 dev bgi0 proto 219 metric 20 pref medium", T)?.route.prefix).toBe("2001:db8::/32");
+    expect(parseMonitorLine("172.31.200.0/24 via 10.91.0.2 dev bgi0 proto 4 ", T)).toBeUndefined();
+    expect(parseMonitorLine("172.31.1.0/24 via 10.91.0.2 dev bgi0 table 100 proto 219 metric 20", T)).toBeUndefined();
+  });
+});

@@ -10,7 +10,10 @@ import { deleteLine, replaceLine, type FibTarget, type KernelRoute, type NextHop
 export interface FibOptions {
   target: FibTarget;
   logger: Logger;
-  /** Lines per chunk (default 2000) and chunks in flight (default 4). */
+  /**
+   * Lines per chunk (default 2000) and chunks in flight (default 2: one applying, one queued, so ip never
+   * waits; changes arriving meanwhile gather into the next chunk instead of many tiny ones).
+   */
   chunk?: number;
   maxInFlight?: number;
   batch?: IpBatch;
@@ -96,6 +99,30 @@ export class FibProgrammer {
     this.stats.retained = 0;
   }
 
+  /**
+   * The kernel reported a change of one of our routes (ip monitor). The view follows the kernel, and the
+   * prefix is re-evaluated: a route someone else deleted or changed is written back.
+   */
+  observed(route: KernelRoute, deleted: boolean): void {
+    if (route.metric !== this.opts.target.metric) {
+      if (!deleted) {
+        this.strayMetric.set(route.prefix, route.metric);
+        this.mark(route.prefix);
+      }
+      return;
+    }
+    if (deleted) this.kernel.delete(route.prefix);
+    else this.kernel.set(route.prefix, route.hops);
+    this.mark(route.prefix);
+  }
+
+  /** The view is in doubt (the monitor ended): dump the kernel again and re-evaluate every prefix. */
+  async resync(): Promise<void> {
+    await this.loadKernel();
+    for (const p of this.kernel.keys()) this.mark(p);
+    for (const p of this.desired.keys()) this.mark(p);
+  }
+
   /** A prefix's best paths changed: hops "" means it has none (withdrawn, or only a local path). */
   update(prefix: string, hops: NextHopKey): void {
     if (hops === "") this.desired.delete(prefix);
@@ -120,7 +147,7 @@ export class FibProgrammer {
   }
 
   private pump(): void {
-    const max = this.opts.maxInFlight ?? 4;
+    const max = this.opts.maxInFlight ?? 2;
     const size = this.opts.chunk ?? 2000;
     while (this.dirty.size > 0 && this.inFlight < max) {
       const lines: string[] = [];
