@@ -14,7 +14,7 @@ function launch(lab, argv, log) {
   return p;
 }
 
-async function pidFromFile(path, timeoutMs = 10_000) {
+async function pidFromFile(path, timeoutMs = 180_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {

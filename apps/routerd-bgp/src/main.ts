@@ -1,13 +1,12 @@
 // routerd-bgp: one instance per BGPRouter. Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line or
 // config, 75 another instance is running.
 import { resolve } from "node:path";
-import { DaemonStartError } from "@routerd/daemon-kit";
+import { DaemonStartError, exitWith } from "@routerd/daemon-kit";
 import { pino } from "pino";
 import { parseCli, USAGE } from "./cli.js";
 import { ConfigError } from "./config/config.js";
 import { startBgpDaemon } from "./daemon.js";
 
-const EXIT_GRACE_MS = 2000;
 
 async function main(argv: string[]): Promise<number> {
   const cli = parseCli(argv);
@@ -47,13 +46,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-  },
-  (err: unknown) => {
-    process.stderr.write(`routerd-bgp: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWith("routerd-bgp", main(process.argv.slice(2)));

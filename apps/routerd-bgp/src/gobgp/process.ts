@@ -6,6 +6,7 @@ import { EventEmitter } from "node:events";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { pidAlive } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 
 export interface GobgpdPaths {
@@ -23,15 +24,6 @@ export interface GobgpdOptions {
   logLevel?: string;
   minBackoffMs?: number;
   maxBackoffMs?: number;
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function cmdlineHas(pid: number, word: string): boolean {

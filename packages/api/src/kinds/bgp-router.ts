@@ -89,6 +89,8 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
     if (RESERVED_TABLES.has(table)) ctx.error(["fib", "table"], `table ${table} is reserved by the kernel`, "use main or a table from 1-252");
     if (s.vrf !== undefined && s.fib?.table !== undefined) ctx.error(["vrf"], "give either vrf or fib.table, not both", "the VRF's table is used when vrf is set");
     if (s.vrf !== undefined) ctx.error(["vrf"], "VRF-bound BGP routers are not supported yet", "remove vrf and give fib.table");
+    if (s.watcher?.maxPrefixes !== undefined) ctx.warn(["watcher", "maxPrefixes"], "is not enforced by routerd-bgp yet");
+    if (s.watcher?.peerStateChangeThrottle !== undefined) ctx.warn(["watcher", "peerStateChangeThrottle"], "is not used by routerd-bgp: every session transition is an event");
     const peers = ctx.all<{ routerRef: string }>("BGPPeer").filter((p) => p.spec.routerRef === res.metadata.name);
     if (peers.length === 0) ctx.warn([], "no BGPPeer refers to this router (routerRef); it will have no sessions");
   },
