@@ -34,6 +34,8 @@ export const bgpPeerKind = defineKind<BGPPeerSpec>({
   contract: { type: "NoHostTeardownReason", reason: "its sessions live in the BGPRouter's routerd-bgp, which removes them when the peer goes" },
   supportsWhen: true,
   spec: bgpPeerSpec,
+  // Published by the router's routerd-bgp (one status resource per BGPPeer).
+  provides: { address: "string", state: "string", acceptedPrefixes: "int", observedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;
     if (s.password !== undefined && s.passwordFrom !== undefined) ctx.error(["passwordFrom"], "give either password or passwordFrom, not both");

@@ -77,6 +77,8 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "linux.route.protocol"] },
   supportsWhen: true,
   spec: bgpRouterSpec,
+  // Published by routerd-bgp (its status details).
+  provides: { peers: "objectList", prefixes: "int", establishedPeers: "int", acceptedPrefixes: "int", observedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;
     const ip = s.importPolicy;
