@@ -1,14 +1,12 @@
 // routerd-healthcheck: one daemon instance runs every HealthCheck probe of the router.
 // Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line or config, 75 another instance is running.
 import { resolve } from "node:path";
-import { DaemonStartError } from "@routerd/daemon-kit";
+import { DaemonStartError, exitWith } from "@routerd/daemon-kit";
 import { pino } from "pino";
 import { parseCli, USAGE } from "./cli.js";
 import { ConfigError } from "./config.js";
 import { startHealthcheckDaemon } from "./daemon.js";
 
-/** After a stop, anything still pending (a hung name lookup) must not keep the process alive. */
-const EXIT_GRACE_MS = 2000;
 
 async function main(argv: string[]): Promise<number> {
   const cli = parseCli(argv);
@@ -38,13 +36,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-  },
-  (err: unknown) => {
-    process.stderr.write(`routerd-healthcheck: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWith("routerd-healthcheck", main(process.argv.slice(2)));

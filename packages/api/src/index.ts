@@ -69,3 +69,22 @@ export { ipv6LanServices, type IPv6RouterAdvertisementSpec, type Ipv6LanMode, ty
 export type { DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
 export { delegatedInformation, informationSource, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
 export { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, type DerivedAddress, type Ipv6Prefix } from "./kinds/ipv6-prefix.js";
+export {
+  BGP_DAEMON,
+  BGP_DEFAULT_METRIC,
+  BGP_ROUTE_PROTOCOL,
+  BGP_ROUTE_PROTOCOL_NAME,
+  bgpFibTarget,
+  bgpRouterSpec,
+  type BGPRouterSpec,
+} from "./kinds/bgp-router.js";
+export { bgpPeerSpec, type BGPPeerSpec } from "./kinds/bgp-peer.js";
+export {
+  BGP_TIMER_PROFILES,
+  checkIpPrefix,
+  type BgpCommunities,
+  type BgpExportPolicy,
+  type BgpImportPolicy,
+  type BgpTimers,
+  type PasswordSource,
+} from "./kinds/bgp-policy.js";

@@ -1,5 +1,6 @@
 // @routerd/daemon-kit: what every routerd daemon shares. Start with runDaemon(); see README.md.
 export { runDaemon } from "./run-daemon.js";
+export { exitWith, pidAlive } from "./main-entry.js";
 export type {
   CommandHandler,
   CommandResult,

@@ -63,6 +63,7 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   "routerd.daemon": () => [],
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],
+  "linux.route.protocol": () => [],
   "systemd.service": compareKeys("unit"),
   // `validate` names the check run before writing; it is not part of the file.
   file: compareKeys("validate"),

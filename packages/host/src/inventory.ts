@@ -4,7 +4,7 @@ import { knownKind, unknownKind, type ArtifactKind, type Inventory, type Observe
 import type { HostContext } from "./context.js";
 import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, observeRoutes6, routeTablesFrom } from "./observers/ip.js";
 import { observeNft } from "./observers/nft.js";
-import { observeDaemons, observeFileBlocks, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
+import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
 
 /** Names of interest per kind, for sources that read one object at a time (sysctl keys, file blocks). */
 export type NameHints = ReadonlyMap<ArtifactKind, ReadonlySet<string>>;
@@ -45,6 +45,7 @@ const SOURCES: readonly Source[] = [
   { kinds: ["file"], observe: async (ctx, hints) => observeFileBlocks(ctx, names(hints, "file")) },
   { kinds: ["systemd.service"], observe: async (ctx) => observeSystemdUnits(ctx) },
   { kinds: ["routerd.daemon"], observe: async (ctx, hints) => observeDaemons(ctx, names(hints, "routerd.daemon")) },
+  { kinds: ["linux.route.protocol"], observe: async (ctx, hints) => observeRouteProtocols(ctx, names(hints, "linux.route.protocol")) },
   { kinds: ["routerd.lease"], observe: async (ctx, hints) => observeLeases(ctx, names(hints, "routerd.lease")) },
 ];
 

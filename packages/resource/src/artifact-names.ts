@@ -14,7 +14,26 @@ export const artifactNames = {
   nftSet: (family: string, table: string, set: string) => `${family}/${table}/${set}`,
   fileBlock: (path: string, block: string) => `${path}#${block}`,
   daemon: (daemon: string, instance: string) => `${daemon}/${instance}`,
+  /** Every route of one protocol in one table (a daemon's FIB routes): owned as one artifact. */
+  routeProtocol: (protocol: number, table: number) => `proto=${protocol},table=${table}`,
 };
+
+export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {
+  const m = /^proto=(\d+),table=(\d+)$/.exec(name);
+  return m ? { protocol: Number(m[1]), table: Number(m[2]) } : undefined;
+}
+
+/**
+ * Route protocol numbers routerd's daemons write routes with, registered with iproute2 by a file of
+ * routerd's own (so `ip route` prints the name). Outside every number FRR, bird and the kernel use.
+ */
+export const ROUTERD_ROUTE_PROTOCOLS: Readonly<Record<number, string>> = { 219: "routerd-bgp" };
+export const RT_PROTOS_PATH = "/etc/iproute2/rt_protos.d/routerd.conf";
+
+export function rtProtosContent(): string {
+  const lines = Object.entries(ROUTERD_ROUTE_PROTOCOLS).map(([n, name]) => `${n}\t${name}`);
+  return `# Written by routerd: the route protocols of the routes its daemons install. Do not edit.\n${lines.join("\n")}\n`;
+}
 
 export function parseRouteName(name: string): { table: number; destination: string; metric: number } | undefined {
   const m = /^table=(\d+),dst=([^,]+),metric=(\d+)$/.exec(name);

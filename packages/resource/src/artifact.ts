@@ -9,6 +9,7 @@ export const ARTIFACT_KINDS = [
   "linux.ipv6.route",
   "linux.ipv4.fwmarkRule",
   "linux.ipv4.routeTable",
+  "linux.route.protocol",
   "linux.ipip6.tunnel",
   "nft.table",
   "nft.set",

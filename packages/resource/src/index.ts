@@ -42,5 +42,15 @@ export { knownKind, observe, unknownKind, type Inventory, type KindInventory, ty
 export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type ObjectStatus, type Phase } from "./status.js";
 export { findLookAlikes, findOrphans, planGc, type GcAction, type GcInput, type GcPlan, type GcSkip, type Orphan } from "./gc-planner.js";
 export { RouterdError, formatLocated, type ErrorLocation } from "./errors.js";
-export { MAIN_TABLE, artifactNames, parseFileBlockName, parseFwmarkRuleName, parseRouteName } from "./artifact-names.js";
+export {
+  MAIN_TABLE,
+  ROUTERD_ROUTE_PROTOCOLS,
+  RT_PROTOS_PATH,
+  artifactNames,
+  parseFileBlockName,
+  parseFwmarkRuleName,
+  parseRouteName,
+  parseRouteProtocolName,
+  rtProtosContent,
+} from "./artifact-names.js";
 export { traceStage } from "./trace.js";

@@ -1,5 +1,6 @@
 // Per artifact kind: may orphan cleanup remove it, under which guard, in which order, and how.
 import type { ArtifactKind } from "./artifact.js";
+import { ROUTERD_ROUTE_PROTOCOLS, parseRouteProtocolName } from "./artifact-names.js";
 import type { LedgerEntry } from "./ledger.js";
 
 export type TeardownPolicy =
@@ -102,6 +103,19 @@ const SPECS: readonly TeardownSpec[] = [
     operation: "ip -6 route del",
     guard: always,
     why: "as for IPv4 routes",
+  },
+  {
+    kind: "linux.route.protocol",
+    policy: "remove",
+    order: 21,
+    operation: "ip route flush table <table> proto <protocol> (IPv4 and IPv6)",
+    guard: (e) => {
+      const p = parseRouteProtocolName(e.name);
+      if (p === undefined) return `${e.name} is not proto=N,table=N`;
+      return ROUTERD_ROUTE_PROTOCOLS[p.protocol] !== undefined ? undefined : `protocol ${p.protocol} is not one of routerd's`;
+    },
+    inRouterdNamespace: (name) => ROUTERD_ROUTE_PROTOCOLS[parseRouteProtocolName(name)?.protocol ?? -1] !== undefined,
+    why: "the routes a routerd daemon installed under routerd's own protocol number; routes of any other protocol in the table stay",
   },
   {
     kind: "linux.ipv4.routeTable",

@@ -1,5 +1,6 @@
 // routerctl's commands: one module each. A helper adding `routerctl dns ...` adds one module and one line here.
 import { completionCommand, versionCommand, type Command, type Program } from "@routerd/cli";
+import { bgpCommand } from "./bgp.js";
 import { daemonCommand } from "./daemon.js";
 import { eventsCommand } from "./events.js";
 import { healthCommand } from "./health.js";
@@ -11,6 +12,7 @@ export const COMMANDS: readonly Command[] = [
   healthCommand,
   eventsCommand,
   daemonCommand,
+  bgpCommand,
   versionCommand("routerctl", () => programVersion("routerctl")),
   completionCommand("routerctl", () => PROGRAM),
 ];

@@ -4,12 +4,15 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  BGP_DAEMON,
   DHCPV4_CLIENT_DAEMON,
   DHCPV6_CLIENT_DAEMON,
   DNSMASQ,
   durationMs,
   fwmarkValue,
   HEALTHCHECK_DAEMON,
+  type BGPPeerSpec,
+  type BGPRouterSpec,
   type ConfigView,
   type DHCPv4ClientSpec,
   type DHCPv6PrefixDelegationSpec,
@@ -71,6 +74,18 @@ export function healthcheckConfig(view: ConfigView): { probes: Record<string, un
   };
 }
 
+/** routerd-bgp's config: one BGPRouter and the BGPPeers naming it, specs as validated (defaults applied). */
+export function bgpConfig(view: ConfigView, router: string): { router: { name: string; spec: unknown }; peers: { name: string; spec: unknown }[] } {
+  const r = view.find<BGPRouterSpec>("BGPRouter", router)!;
+  return {
+    router: { name: router, spec: r.spec },
+    peers: view
+      .all<BGPPeerSpec>("BGPPeer")
+      .filter((p) => p.spec.routerRef === router)
+      .map((p) => ({ name: p.metadata.name, spec: p.spec })),
+  };
+}
+
 export const DAEMON_KINDS: readonly DaemonKind[] = [
   {
     daemon: HEALTHCHECK_DAEMON.daemon,
@@ -114,6 +129,21 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         if (s.duidType !== "ll") args.push("--duid-type", s.duidType);
         if (!s.releaseOnStop) args.push("--no-release");
         return { daemon: DHCPV6_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV6_CLIENT_DAEMON, args) };
+      }),
+  },
+  {
+    // One routerd-bgp per BGPRouter; a changed config (a peer added) is a SIGHUP, applied as a diff.
+    daemon: BGP_DAEMON,
+    specs: (view, dirs) =>
+      view.all<BGPRouterSpec>("BGPRouter").map((r) => {
+        const instance = r.metadata.name;
+        const config = join(dirs.stateDir, BGP_DAEMON, instance, "config.json");
+        return {
+          daemon: BGP_DAEMON,
+          instance,
+          ...nodeDaemon(BGP_DAEMON, [...commonArgs(instance, dirs), "--config", config, "--root", dirs.root]),
+          config: { path: config, content: JSON.stringify(bgpConfig(view, instance), null, 2) + "\n" },
+        };
       }),
   },
   {

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "@routerd/resource";
+import { pidAlive } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 
 export interface DaemonSpec {
@@ -45,15 +46,6 @@ const digest = (s: DaemonSpec) =>
     .update(JSON.stringify([s.command, s.restartOnConfigChange ? s.config?.content : undefined]))
     .digest("hex")
     .slice(0, 16);
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The process at `pid` is still the program we started (pids get reused). */
 function isOurs(pid: number, program: string): boolean {

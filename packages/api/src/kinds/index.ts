@@ -1,6 +1,8 @@
 // The kind registry: adding a kind means adding its module here. Order is documentation order.
 import { registerInterfaceKind } from "../interface-kinds.js";
 import type { KindDefinition } from "../kind.js";
+import { bgpPeerKind } from "./bgp-peer.js";
+import { bgpRouterKind } from "./bgp-router.js";
 import { dhcpv4ClientKind } from "./dhcpv4-client.js";
 import { dhcpv4ReservationKind } from "./dhcpv4-reservation.js";
 import { dhcpv4ServerKind } from "./dhcpv4-server.js";
@@ -52,6 +54,8 @@ export const KINDS: readonly KindDefinition<any>[] = [
   ipv6RouterAdvertisementKind,
   dhcpv6ServerKind,
   dhcpv6InformationKind,
+  bgpRouterKind,
+  bgpPeerKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

@@ -5,7 +5,7 @@ import { artifactId, parseRouteName, type ArtifactKind, type Attributes, type In
 import type { HostContext } from "../context.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { deleteTable, replaceTable } from "./nft.js";
-import { deleteFileBlock, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
+import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
 
 export interface Step {
   op: "ensure" | "remove";
@@ -63,6 +63,8 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "nft.table": { order: 30, alongside: true, direct: (s, ctx) => replaceTable(ctx.runner, s.attributes) },
   "nft.set": { order: 31, direct: () => undefined }, // rendered inside its table
   file: { order: 40, direct: (s, ctx) => writeFileBlock(ctx, s.attributes) },
+  // The protocol's registration; the routes themselves are written by the daemon (routerd-bgp).
+  "linux.route.protocol": { order: 41, direct: (s, ctx) => claimRouteProtocol(ctx, s.attributes) },
   "routerd.daemon": { order: 60, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.ensure(s.attributes) : "deferred") },
   "routerd.lease": { order: 61, direct: () => "deferred" },
 };
@@ -73,6 +75,8 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "nft.set": { order: 106, direct: () => undefined },
   "linux.ipv4.fwmarkRule": { order: 110, ip: true },
   "linux.ipv4.route": { order: 120, ip: true },
+  // After the daemon that writes them has stopped (order 100).
+  "linux.route.protocol": { order: 121, direct: (s, ctx) => flushRouteProtocol(ctx, s.attributes) },
   "linux.ipv6.route": { order: 120, ip: true },
   "linux.ipv4.routeTable": { order: 130, ip: true },
   "linux.ipv4.address": { order: 135, ip: true },

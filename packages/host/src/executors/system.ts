@@ -2,10 +2,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeFileAtomic, type Attributes } from "@routerd/resource";
+import { ROUTERD_ROUTE_PROTOCOLS, RT_PROTOS_PATH, artifactNames, rtProtosContent, writeFileAtomic, type Attributes } from "@routerd/resource";
 import { rooted, type HostContext } from "../context.js";
 import { removeBlock, upsertBlock } from "../file-blocks.js";
-import { sysctlPath } from "../observers/system.js";
+import { routeProtocolMarker, sysctlPath } from "../observers/system.js";
 
 export function writeSysctl(attrs: Attributes): void {
   writeFileSync(sysctlPath(String(attrs.key)), `${String(attrs.value)}\n`);
@@ -22,6 +22,26 @@ const VALIDATORS: Record<string, (ctx: HostContext, candidate: string) => Promis
     if (r.code !== 0) throw new Error(`dnsmasq --test rejected the new config (the old one stays): ${(r.stderr || r.stdout).trim()}`);
   },
 };
+
+/** Claims a (protocol, table) for a daemon's routes: registers the protocol with iproute2, records the claim. */
+export function claimRouteProtocol(ctx: HostContext, attrs: Attributes): void {
+  const { protocol, table } = attrs as { protocol: number; table: number };
+  const path = rooted(ctx, RT_PROTOS_PATH);
+  const content = rtProtosContent();
+  if (!existsSync(path) || readFileSync(path, "utf8") !== content) writeFileAtomic(path, content);
+  writeFileAtomic(routeProtocolMarker(ctx, artifactNames.routeProtocol(protocol, table)), `${JSON.stringify({ protocol, table })}\n`);
+}
+
+/** Deletes every route of this protocol in this table, IPv4 and IPv6 (nothing of any other protocol), then the claim. */
+export async function flushRouteProtocol(ctx: HostContext, attrs: Attributes): Promise<void> {
+  const { protocol, table } = attrs as { protocol: number; table: number };
+  if (ROUTERD_ROUTE_PROTOCOLS[protocol] === undefined) throw new Error(`refusing to flush protocol ${protocol}: not one of routerd's`);
+  for (const family of ["-4", "-6"]) {
+    const r = await ctx.runner.run("ip", [family, "route", "flush", "table", String(table), "proto", String(protocol)]);
+    if (r.code !== 0) throw new Error(`ip ${family} route flush table ${table} proto ${protocol}: ${r.stderr.trim()}`);
+  }
+  rmSync(routeProtocolMarker(ctx, artifactNames.routeProtocol(protocol, table)), { force: true });
+}
 
 export async function writeFileBlock(ctx: HostContext, attrs: Attributes): Promise<void> {
   const path = rooted(ctx, String(attrs.path));

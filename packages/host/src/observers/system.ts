@@ -2,7 +2,7 @@
 // routerd's systemd units, daemon instances and cluster leases.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { artifactNames, parseFileBlockName, type ObservedArtifact } from "@routerd/resource";
+import { artifactNames, parseFileBlockName, parseRouteProtocolName, type ObservedArtifact } from "@routerd/resource";
 import { rooted, type HostContext } from "../context.js";
 import { findBlock } from "../file-blocks.js";
 
@@ -64,6 +64,26 @@ export function observeDaemons(ctx: HostContext, names: Iterable<string>): Obser
     if (existsSync(socket) || existsSync(state)) {
       out.push({ kind: "routerd.daemon", name: artifactNames.daemon(daemon, instance), attributes: { daemon, instance, socket, stateDir: state } });
     }
+  }
+  return out;
+}
+
+/** Where routerd records its claim on a (protocol, table): a marker in its state dir. */
+export function routeProtocolMarker(ctx: Pick<HostContext, "stateDir">, name: string): string {
+  return join(ctx.stateDir, "route-protocols", name);
+}
+
+/**
+ * A daemon's FIB routes (one protocol in one table) are owned as one artifact: routerd's claim on that
+ * (protocol, table), recorded by a marker in its state dir when the protocol's rt_protos.d registration is
+ * written. The routes come and go with the daemon's sessions and are not listed (100k of them).
+ */
+export function observeRouteProtocols(ctx: HostContext, names: Iterable<string>): ObservedArtifact[] {
+  const out: ObservedArtifact[] = [];
+  for (const name of names) {
+    const p = parseRouteProtocolName(name);
+    if (p === undefined || !existsSync(routeProtocolMarker(ctx, name))) continue;
+    out.push({ kind: "linux.route.protocol", name, attributes: { protocol: p.protocol, table: p.table } });
   }
   return out;
 }

@@ -88,6 +88,19 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     writesKernelTunables: false,
     addressFamilies: INET,
   },
+  {
+    daemon: "bgp",
+    program: "routerd-bgp",
+    description: "routerd BGP router %i (gobgpd and the kernel FIB)",
+    templated: true,
+    args: ["--instance", "%i", "--config", `${PATHS.stateDir}/bgp/%i/config.json`, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // BIND_SERVICE: gobgpd listens on TCP 179. NET_ADMIN: FIB routes, TCP MD5 keys. NET_RAW: eBGP multihop TTL.
+    capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_ADMIN", "CAP_NET_RAW"],
+    // The route protocol name routerd registers with iproute2.
+    writable: ["/etc/iproute2/rt_protos.d"],
+    writesKernelTunables: false,
+    addressFamilies: INET,
+  },
 ];
 
 export function unitName(p: ProgramSpec): string {

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Committed launcher so npm can link the bin before the first build. It runs the bundle the build writes
+// (faster start-up), or the plain compiled modules when there is none.
+import { existsSync } from "node:fs";
+
+const bundle = new URL("../dist/bundle/routerd-bgp.mjs", import.meta.url);
+await import(existsSync(bundle) ? bundle.href : "../dist/main.js");

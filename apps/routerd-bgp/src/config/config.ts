@@ -1,0 +1,66 @@
+// The daemon's config file, written by `routerd serve` from one BGPRouter and the BGPPeers naming it:
+// { "router": { "name", "spec" }, "peers": [{ "name", "spec" }] }. The specs are parsed with the kinds' own
+// schemas (one definition of every field), so the daemon accepts exactly what `routerd validate` does.
+import { readFile } from "node:fs/promises";
+import { bgpPeerSpec, bgpRouterSpec, formatPath, t, type BGPPeerSpec, type BGPRouterSpec } from "@routerd/api";
+
+export interface PeerConfig {
+  name: string;
+  spec: BGPPeerSpec;
+}
+
+export interface BgpConfig {
+  router: { name: string; spec: BGPRouterSpec };
+  peers: PeerConfig[];
+}
+
+const NAME = t.string({ pattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, patternHint: "a resource name" });
+
+const configSchema = t.object({
+  router: t.object({ name: NAME, spec: bgpRouterSpec }),
+  peers: t.withDefault(t.array(t.object({ name: NAME, spec: bgpPeerSpec })), []),
+});
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file}: ${problems.join("; ")}`);
+  }
+}
+
+export function parseBgpConfig(value: unknown, file = "<config>"): BgpConfig {
+  const ctx = { issues: [], refs: [] } as Parameters<typeof configSchema.parse>[2];
+  const parsed = configSchema.parse(value, [], ctx);
+  const problems = ctx.issues.map((i) => `${formatPath(i.path) || "(top)"}: ${i.message}`);
+  if (parsed !== undefined) {
+    const seen = new Map<string, string>();
+    for (const p of parsed.peers) {
+      if (p.spec.routerRef !== parsed.router.name) problems.push(`peers.${p.name}: routerRef is ${p.spec.routerRef}, not ${parsed.router.name}`);
+      for (const a of p.spec.peers) {
+        const other = seen.get(a);
+        if (other !== undefined) problems.push(`peers.${p.name}: neighbor ${a} is also in ${other}`);
+        seen.set(a, p.name);
+      }
+    }
+  }
+  if (problems.length > 0 || parsed === undefined) throw new ConfigError(file, problems.length ? problems : ["invalid config"]);
+  return parsed as BgpConfig;
+}
+
+export async function loadBgpConfig(path: string): Promise<BgpConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    throw new ConfigError(path, [`cannot read: ${(err as Error).message}`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(path, [`not JSON: ${(err as Error).message}`]);
+  }
+  return parseBgpConfig(json, path);
+}

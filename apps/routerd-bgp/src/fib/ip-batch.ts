@@ -1,0 +1,104 @@
+// A long-lived `ip -force -batch -` fed incrementally: each submit() is a chunk of lines followed by a
+// sentinel line ip cannot parse, so it answers "Command failed -:N" for it at once, without a netlink round
+// trip: that marks the chunk done. Errors of real lines are attributed by the line number ip reports,
+// counted over the child's life. Chunks pipeline: several may be in flight, ip applies them in order.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { Logger } from "pino";
+
+const SENTINEL = "routerd-chunk-done";
+const FAILED = /^Command failed -:(\d+)$/;
+
+export interface ChunkResult {
+  /** Index in the submitted lines → the error ip printed for it. */
+  failed: Map<number, string>;
+}
+
+interface Pending {
+  first: number;
+  count: number;
+  failed: Map<number, string>;
+  resolve(r: ChunkResult): void;
+  reject(err: Error): void;
+}
+
+export class IpBatch {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private line = 0;
+  private readonly pending: Pending[] = [];
+  private buffered = "";
+  private lastError: string[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly command: string[] = ["ip", "-force", "-batch", "-"],
+  ) {}
+
+  private ensure(): ChildProcessWithoutNullStreams {
+    if (this.child !== undefined) return this.child;
+    // stderr joins stdout so an error line always arrives before the sentinel that follows it.
+    const [cmd, ...args] = this.command;
+    const child = spawn("sh", ["-c", 'exec "$@" 2>&1', "sh", cmd!, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (d: string) => this.onData(d));
+    child.stdin.on("error", () => undefined); // surfaced through "exit"
+    child.on("exit", (code, signal) => {
+      this.child = undefined;
+      this.line = 0;
+      const err = new Error(`ip -batch exited (${code ?? signal}) with ${this.pending.length} chunk(s) in flight`);
+      for (const p of this.pending.splice(0)) p.reject(err);
+    });
+    this.child = child as ChildProcessWithoutNullStreams;
+    return this.child;
+  }
+
+  private onData(data: string): void {
+    this.buffered += data;
+    let nl: number;
+    while ((nl = this.buffered.indexOf("\n")) >= 0) {
+      const text = this.buffered.slice(0, nl);
+      this.buffered = this.buffered.slice(nl + 1);
+      this.onLine(text);
+    }
+  }
+
+  private onLine(text: string): void {
+    const m = FAILED.exec(text);
+    if (m) {
+      const n = Number(m[1]);
+      const head = this.pending[0];
+      if (head !== undefined && n === head.first + head.count) {
+        // The sentinel: everything before it has been applied.
+        this.lastError = [];
+        this.pending.shift();
+        head.resolve({ failed: head.failed });
+        return;
+      }
+      const owner = this.pending.find((p) => n >= p.first && n < p.first + p.count);
+      if (owner !== undefined) owner.failed.set(n - owner.first, this.lastError.join(" ") || "failed");
+      this.lastError = [];
+      return;
+    }
+    this.lastError.push(text.trim());
+  }
+
+  /** Applies lines in order; resolves when ip has processed all of them. */
+  submit(lines: readonly string[]): Promise<ChunkResult> {
+    if (lines.length === 0) return Promise.resolve({ failed: new Map() });
+    const child = this.ensure();
+    const first = this.line + 1;
+    this.line += lines.length + 1; // + the sentinel
+    return new Promise<ChunkResult>((resolve, reject) => {
+      this.pending.push({ first, count: lines.length, failed: new Map(), resolve, reject });
+      child.stdin.write(lines.join("\n") + "\n" + SENTINEL + "\n");
+    });
+  }
+
+  get inFlight(): number {
+    return this.pending.length;
+  }
+
+  close(): void {
+    this.child?.stdin.end();
+    this.child = undefined;
+  }
+}

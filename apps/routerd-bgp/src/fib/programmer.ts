@@ -1,0 +1,226 @@
+// Keeps the kernel FIB equal to GoBGP's best paths, incrementally: a changed prefix is one `ip` line, sent
+// in chunks to one long-lived `ip -batch` while more paths are still arriving (ingest and FIB writes
+// overlap). `kernel` is what the kernel holds once every submitted chunk has applied; it is seeded from a
+// kernel dump at start and on resync, so a restart rewrites nothing that is already right.
+import type { Logger } from "pino";
+import { IpBatch } from "./ip-batch.js";
+import { kernelRoutes } from "./kernel.js";
+import { deleteLine, replaceLine, type FibTarget, type KernelRoute, type NextHopKey } from "./lines.js";
+
+export interface FibOptions {
+  target: FibTarget;
+  logger: Logger;
+  /**
+   * Lines per chunk (default 2000) and chunks in flight (default 2: one applying, one queued, so ip never
+   * waits; changes arriving meanwhile gather into the next chunk instead of many tiny ones).
+   */
+  chunk?: number;
+  maxInFlight?: number;
+  batch?: IpBatch;
+  /** Called after each chunk has applied. */
+  onApplied?: (stats: FibStats) => void;
+}
+
+export interface FibStats {
+  installed: number;
+  desired: number;
+  pending: number;
+  retained: number;
+  writes: number;
+  failures: number;
+  lastError?: { prefix: string; error: string };
+}
+
+export class FibProgrammer {
+  /** prefix → next hops GoBGP wants installed. */
+  private readonly desired = new Map<string, NextHopKey>();
+  /** prefix → next hops in the kernel (after the submitted chunks apply). */
+  private readonly kernel = new Map<string, NextHopKey>();
+  /** Kernel routes with our protocol but another metric (the metric setting changed): deleted on sight. */
+  private readonly strayMetric = new Map<string, number>();
+  /** Kernel routes kept while a restarted gobgpd relearns its RIB (see retainUntilSweep). */
+  private readonly retained = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private scheduled = false;
+  private inFlight = 0;
+  private readonly batch: IpBatch;
+  private idleWaiters: (() => void)[] = [];
+  readonly stats: FibStats = { installed: 0, desired: 0, pending: 0, retained: 0, writes: 0, failures: 0 };
+
+  constructor(private readonly opts: FibOptions) {
+    this.batch = opts.batch ?? new IpBatch(opts.logger);
+  }
+
+  get target(): FibTarget {
+    return this.opts.target;
+  }
+
+  /** Seeds the kernel view from a dump (start, resync). */
+  async loadKernel(routes?: KernelRoute[]): Promise<number> {
+    const list = routes ?? (await kernelRoutes(this.opts.target));
+    this.kernel.clear();
+    this.strayMetric.clear();
+    for (const r of list) {
+      if (r.metric === this.opts.target.metric) this.kernel.set(r.prefix, r.hops);
+      else {
+        this.strayMetric.set(r.prefix, r.metric);
+        this.mark(r.prefix);
+      }
+    }
+    this.stats.installed = this.kernel.size;
+    return list.length;
+  }
+
+  /**
+   * After gobgpd (re)starts with an empty RIB, the routes already in the kernel stay until sweep(): the
+   * sessions come back and re-announce them meanwhile, so forwarding never stops.
+   */
+  retainUntilSweep(): void {
+    for (const p of this.kernel.keys()) if (!this.desired.has(p)) this.retained.add(p);
+    this.stats.retained = this.retained.size;
+  }
+
+  /** Drops what nobody re-announced since retainUntilSweep(). */
+  sweep(): number {
+    const n = this.retained.size;
+    for (const p of this.retained) this.mark(p);
+    this.retained.clear();
+    this.stats.retained = 0;
+    return n;
+  }
+
+  /** The RIB as a whole (an attached gobgpd's full table): anything else of ours in the kernel goes. */
+  replaceAll(rib: ReadonlyMap<string, NextHopKey>): void {
+    this.retained.clear();
+    this.desired.clear();
+    for (const [p, h] of rib) this.desired.set(p, h);
+    for (const p of this.kernel.keys()) this.mark(p);
+    for (const p of this.desired.keys()) this.mark(p);
+    this.stats.retained = 0;
+  }
+
+  /**
+   * The kernel reported a change of one of our routes (ip monitor). The view follows the kernel, and the
+   * prefix is re-evaluated: a route someone else deleted or changed is written back.
+   */
+  observed(route: KernelRoute, deleted: boolean): void {
+    if (route.metric !== this.opts.target.metric) {
+      if (!deleted) {
+        this.strayMetric.set(route.prefix, route.metric);
+        this.mark(route.prefix);
+      }
+      return;
+    }
+    if (deleted) this.kernel.delete(route.prefix);
+    else this.kernel.set(route.prefix, route.hops);
+    this.mark(route.prefix);
+  }
+
+  /** The view is in doubt (the monitor ended): dump the kernel again and re-evaluate every prefix. */
+  async resync(): Promise<void> {
+    await this.loadKernel();
+    for (const p of this.kernel.keys()) this.mark(p);
+    for (const p of this.desired.keys()) this.mark(p);
+  }
+
+  /** A prefix's best paths changed: hops "" means it has none (withdrawn, or only a local path). */
+  update(prefix: string, hops: NextHopKey): void {
+    if (hops === "") this.desired.delete(prefix);
+    else this.desired.set(prefix, hops);
+    this.retained.delete(prefix);
+    this.mark(prefix);
+  }
+
+  installed(prefix: string): NextHopKey | undefined {
+    return this.kernel.get(prefix);
+  }
+
+  private mark(prefix: string): void {
+    this.dirty.add(prefix);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.pump();
+      });
+    }
+  }
+
+  private pump(): void {
+    const max = this.opts.maxInFlight ?? 2;
+    const size = this.opts.chunk ?? 2000;
+    while (this.dirty.size > 0 && this.inFlight < max) {
+      const lines: string[] = [];
+      const owners: { prefix: string; previous: NextHopKey | undefined }[] = [];
+      for (const prefix of this.dirty) {
+        this.dirty.delete(prefix);
+        const stray = this.strayMetric.get(prefix);
+        if (stray !== undefined) {
+          this.strayMetric.delete(prefix);
+          lines.push(deleteLine(prefix, this.opts.target, stray));
+          owners.push({ prefix, previous: this.kernel.get(prefix) });
+        }
+        const want = this.desired.get(prefix) ?? (this.retained.has(prefix) ? this.kernel.get(prefix) : undefined);
+        const have = this.kernel.get(prefix);
+        if (want === have) continue;
+        lines.push(want === undefined ? deleteLine(prefix, this.opts.target) : replaceLine(prefix, want, this.opts.target));
+        owners.push({ prefix, previous: have });
+        // Optimistic: the kernel view is what it will be once this chunk applies; failures undo it.
+        if (want === undefined) this.kernel.delete(prefix);
+        else this.kernel.set(prefix, want);
+        if (lines.length >= size) break;
+      }
+      if (lines.length === 0) break;
+      this.inFlight++;
+      this.stats.writes += lines.length;
+      this.batch.submit(lines).then(
+        (r) => this.applied(lines, owners, r.failed),
+        (err: Error) => this.applied(lines, owners, new Map(lines.map((_, i) => [i, err.message]))),
+      );
+    }
+    this.refreshStats();
+    if (this.inFlight === 0 && this.dirty.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>): void {
+    this.inFlight--;
+    this.opts.logger.debug({ lines: lines.length, failed: failed.size, pending: this.dirty.size, inFlight: this.inFlight }, "FIB chunk applied");
+    for (const [i, error] of failed) {
+      const o = owners[i];
+      if (o === undefined) continue;
+      const line = lines[i]!;
+      // A delete of a route that is already gone succeeded as far as we are concerned.
+      if (line.startsWith("route del") && /No such process|not found/i.test(error)) continue;
+      this.stats.failures++;
+      this.stats.lastError = { prefix: o.prefix, error };
+      this.opts.logger.warn({ prefix: o.prefix, line, error }, "FIB write failed");
+      // The kernel keeps what it had; the next change of the prefix or a resync tries again.
+      if (o.previous === undefined) this.kernel.delete(o.prefix);
+      else this.kernel.set(o.prefix, o.previous);
+    }
+    this.refreshStats();
+    this.opts.onApplied?.(this.stats);
+    this.pump();
+  }
+
+  private refreshStats(): void {
+    this.stats.installed = this.kernel.size;
+    this.stats.desired = this.desired.size;
+    this.stats.pending = this.dirty.size;
+  }
+
+  /** Resolves when nothing is pending or in flight. */
+  idle(): Promise<void> {
+    if (this.inFlight === 0 && this.dirty.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** The routes GoBGP wants, for listings. */
+  desiredRoutes(): ReadonlyMap<string, NextHopKey> {
+    return this.desired;
+  }
+
+  close(): void {
+    this.batch.close();
+  }
+}

@@ -1,0 +1,129 @@
+// redistribute.connected / redistribute.static: kernel routes of the main table (proto kernel scope link /
+// proto static and boot) inside allowedPrefixes are originated into GoBGP with AddPath and withdrawn with
+// DeletePath when they go. Re-read every few seconds; link-local and routerd-bgp's own routes never count.
+import { spawn } from "node:child_process";
+import { checkIpPrefix, type BGPRouterSpec } from "@routerd/api";
+import type { Logger } from "pino";
+import type { GobgpClient } from "./gobgp/client.js";
+import { familyOf, originatedPath } from "./gobgp/codec.js";
+import { canonicalPrefix } from "./fib/lines.js";
+
+const INTERVAL_MS = 5000;
+
+interface KernelRouteJson {
+  dst: string;
+  protocol?: string;
+  scope?: string;
+  type?: string;
+}
+
+function ipJson(args: string[]): Promise<KernelRouteJson[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("ip", ["-j", ...args], { stdio: ["ignore", "pipe", "ignore"] });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(Buffer.concat(out).toString("utf8") || "[]") as KernelRouteJson[]) : reject(new Error(`ip ${args.join(" ")} exit ${code}`))));
+  });
+}
+
+function parse(prefix: string): { bits: bigint; len: number; v6: boolean } {
+  const [addr, l] = prefix.split("/") as [string, string];
+  const v6 = addr.includes(":");
+  let bits = 0n;
+  if (v6) {
+    const [head, tail] = addr.includes("::") ? (addr.split("::") as [string, string]) : [addr, undefined];
+    const h = head ? head.split(":") : [];
+    const t = tail ? tail.split(":") : [];
+    const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
+    for (const g of groups) bits = (bits << 16n) | BigInt(Number.parseInt(g || "0", 16));
+  } else {
+    for (const o of addr.split(".")) bits = (bits << 8n) | BigInt(Number(o));
+  }
+  return { bits, len: Number(l), v6 };
+}
+
+/** `inner` lies inside `outer` (same family, at least as long, same leading bits). */
+export function prefixWithin(inner: string, outer: string): boolean {
+  const a = parse(inner);
+  const b = parse(outer);
+  if (a.v6 !== b.v6 || a.len < b.len) return false;
+  const width = a.v6 ? 128n : 32n;
+  const shift = width - BigInt(b.len);
+  return a.bits >> shift === b.bits >> shift;
+}
+
+export function selectRedistributed(routes: KernelRouteJson[], v6: boolean, spec: BGPRouterSpec, ownProtocol: number): string[] {
+  const r = spec.redistribute;
+  const out: string[] = [];
+  for (const route of routes) {
+    if (route.type !== undefined && route.type !== "unicast") continue;
+    const proto = route.protocol ?? "";
+    if (proto === String(ownProtocol)) continue;
+    const connected = proto === "kernel" && route.scope === "link";
+    const isStatic = proto === "static" || proto === "boot";
+    const source = connected ? r?.connected : isStatic ? r?.static : undefined;
+    if (source === undefined) continue;
+    const prefix = canonicalPrefix(route.dst, v6);
+    if (checkIpPrefix(prefix) !== undefined || prefix.startsWith("fe80:")) continue;
+    if (source.allowedPrefixes !== undefined && !source.allowedPrefixes.some((a) => prefixWithin(prefix, a))) continue;
+    out.push(prefix);
+  }
+  return out;
+}
+
+export class Redistributor {
+  /** prefix → uuid GoBGP gave the originated path. */
+  private readonly originated = new Map<string, Buffer>();
+  private timer: NodeJS.Timeout | undefined;
+  private spec: BGPRouterSpec | undefined;
+
+  constructor(
+    private readonly client: GobgpClient,
+    private readonly logger: Logger,
+    private readonly ownProtocol: number,
+  ) {}
+
+  /** gobgpd restarted: it holds none of our paths any more. */
+  reset(): void {
+    this.originated.clear();
+  }
+
+  async sync(spec: BGPRouterSpec): Promise<void> {
+    this.spec = spec;
+    clearTimeout(this.timer);
+    try {
+      const want = new Set<string>();
+      if (spec.redistribute?.connected !== undefined || spec.redistribute?.static !== undefined) {
+        const [v4, v6] = await Promise.all([ipJson(["-4", "route", "show", "table", "main"]), ipJson(["-6", "route", "show", "table", "main"])]);
+        for (const p of selectRedistributed(v4, false, spec, this.ownProtocol)) want.add(p);
+        for (const p of selectRedistributed(v6, true, spec, this.ownProtocol)) want.add(p);
+      }
+      for (const prefix of want) {
+        if (this.originated.has(prefix)) continue;
+        const res = await this.client.addPath({ tableType: 0, vrfId: "", path: originatedPath(prefix) });
+        this.originated.set(prefix, res.uuid);
+      }
+      for (const [prefix, uuid] of [...this.originated]) {
+        if (want.has(prefix)) continue;
+        await this.client.deletePath({ tableType: 0, vrfId: "", family: familyOf(prefix), uuid });
+        this.originated.delete(prefix);
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, "redistribution sync failed");
+    }
+    if (spec.redistribute !== undefined && this.spec !== undefined) {
+      this.timer = setTimeout(() => void (this.spec && this.sync(this.spec)), INTERVAL_MS);
+      this.timer.unref();
+    }
+  }
+
+  list(): string[] {
+    return [...this.originated.keys()].sort();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.spec = undefined;
+  }
+}

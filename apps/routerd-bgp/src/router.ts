@@ -1,0 +1,253 @@
+// One BGPRouter: its gobgpd (started or re-attached), the config applied as a diff, the WatchEvent stream
+// feeding the FIB programmer and the peer view, and the redistributed prefixes. daemon.ts wires it into
+// runDaemon; this file holds the life cycle.
+import type { ClientReadableStream } from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
+import { bgpFibTarget } from "@routerd/api";
+import { writeFileAtomic } from "@routerd/resource";
+import type { Peer, WatchEventResponse } from "@routerd/gobgp-api/gen/gobgp";
+import type { Logger } from "pino";
+import type { BgpConfig } from "./config/config.js";
+import { resolvePassword } from "./config/password.js";
+import { RouteMonitor } from "./fib/monitor.js";
+import { FibProgrammer } from "./fib/programmer.js";
+import { applyDesired, appliedFromJson, appliedToJson, emptyApplied, type ApplyReport } from "./gobgp/apply.js";
+import { GobgpClient } from "./gobgp/client.js";
+import { desiredBgp } from "./gobgp/desired.js";
+import { GobgpdProcess, type GobgpdPaths } from "./gobgp/process.js";
+import { watchGobgp } from "./gobgp/watch.js";
+import { PeerTable, type PeerTransition } from "./peers.js";
+import { Redistributor } from "./redistribute.js";
+
+export interface RouterOptions {
+  config: BgpConfig;
+  paths: GobgpdPaths;
+  /** Where what was applied to gobgpd is recorded, so a re-attached routerd-bgp does not touch unchanged neighbors. */
+  appliedFile: string;
+  logger: Logger;
+  gobgpdBinary?: string;
+  gobgpdLogLevel?: string;
+  /** After a gobgpd restart, routes it has not relearned are dropped after this long at the latest. */
+  staleHoldMs?: number;
+  /** ...or once every neighbor is Established and no path arrived for this long. */
+  quietMs?: number;
+  onPeerTransition?: (t: PeerTransition) => void;
+  onChange?: () => void;
+  /** After FIB chunks apply (often, during a full-table load). */
+  onFibProgress?: () => void;
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
+
+export class BgpRouter {
+  config: BgpConfig;
+  readonly process: GobgpdProcess;
+  readonly client: GobgpClient;
+  readonly fib: FibProgrammer | undefined;
+  readonly peers = new PeerTable();
+  private readonly redistributor: Redistributor;
+  private applied = emptyApplied();
+  private stream: ClientReadableStream<WatchEventResponse> | undefined;
+  private monitor: RouteMonitor | undefined;
+  private stopping = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private lastPathAt = 0;
+  private pathEvents = 0;
+  private pathChanges = 0;
+  private holdingSince = 0;
+  phase: RouterPhase = "Starting";
+  lastError = "";
+  lastApply: ApplyReport | undefined;
+  /** When gobgpd last came up, and whether it was re-attached rather than started. */
+  gobgpdSince = 0;
+  attached = false;
+
+  constructor(private readonly opts: RouterOptions) {
+    this.config = opts.config;
+    this.process = new GobgpdProcess({
+      paths: opts.paths,
+      logger: opts.logger.child({ component: "gobgpd" }),
+      ...(opts.gobgpdBinary !== undefined ? { binary: opts.gobgpdBinary } : {}),
+      ...(opts.gobgpdLogLevel !== undefined ? { logLevel: opts.gobgpdLogLevel } : {}),
+    });
+    this.client = new GobgpClient(opts.paths.socket);
+    const fib = bgpFibTarget(opts.config.router.spec);
+    this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
+    this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol);
+    this.process.on("down", () => this.gobgpdDown());
+    this.process.on("restarted", () => void this.bringUp(false));
+  }
+
+  async start(): Promise<void> {
+    if (this.fib !== undefined) {
+      // Monitor first, then dump: nothing that changes between the two is missed.
+      const fib = this.fib;
+      this.monitor = new RouteMonitor(fib.target, this.opts.logger.child({ component: "route-monitor" }), (c) => fib.observed(c.route, c.deleted), () => {
+        if (this.stopping) return;
+        void this.restartMonitor();
+      });
+      await this.monitor.start();
+      await fib.loadKernel();
+    }
+    const attached = await this.process.start();
+    await this.bringUp(attached);
+  }
+
+  /** gobgpd answers: apply the config, subscribe, and decide how the FIB catches up. */
+  private async bringUp(attached: boolean): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.client.waitReady(10_000);
+      this.attached = attached;
+      this.gobgpdSince = Date.now();
+      if (attached) {
+        this.applied = appliedFromJson(readOptional(this.opts.appliedFile), this.process.pid ?? -1);
+      } else {
+        this.applied = emptyApplied();
+        // A fresh gobgpd has an empty RIB: keep what the kernel has until the sessions relearn it.
+        this.fib?.retainUntilSweep();
+        this.holdingSince = Date.now();
+        this.scheduleSweep();
+      }
+      await this.applyConfig();
+      this.subscribe();
+      this.redistributor.reset();
+      await this.redistributor.sync(this.config.router.spec);
+      this.phase = "Running";
+      this.lastError = "";
+    } catch (err) {
+      this.phase = "Failed";
+      this.lastError = (err as Error).message;
+      this.opts.logger.error({ err }, "gobgpd set-up failed");
+    }
+    this.opts.onChange?.();
+  }
+
+  async applyConfig(): Promise<ApplyReport> {
+    const passwords = new Map<string, string>();
+    for (const p of this.config.peers) passwords.set(p.name, await resolvePassword(p.spec));
+    const desired = desiredBgp(this.config, passwords);
+    const report = await applyDesired(this.client, desired, this.applied, this.opts.logger);
+    if (report.restartRequired !== undefined) {
+      // ASN, router ID or listen port changed: only a fresh gobgpd takes them (sessions restart).
+      this.opts.logger.warn({ reason: report.restartRequired }, "restarting gobgpd for a global change");
+      await this.process.stop();
+      await this.process.start();
+      await this.bringUp(false);
+      return report;
+    }
+    this.lastApply = report;
+    writeFileAtomic(this.opts.appliedFile, appliedToJson(this.applied, this.process.pid ?? -1));
+    this.peers.configure(this.config, desired);
+    return report;
+  }
+
+  /** A new config (reload): router-level FIB settings need a daemon restart; everything else is a diff. */
+  async reconfigure(next: BgpConfig): Promise<ApplyReport> {
+    const before = bgpFibTarget(this.config.router.spec);
+    const after = bgpFibTarget(next.router.spec);
+    if (before.install !== after.install || before.table !== after.table || before.metric !== after.metric) {
+      throw new Error("fib settings (install, table, metric) changed: restart routerd-bgp to apply them");
+    }
+    this.config = next;
+    const report = await this.applyConfig();
+    await this.redistributor.sync(next.router.spec);
+    this.opts.onChange?.();
+    return report;
+  }
+
+  private async restartMonitor(): Promise<void> {
+    await new Promise((r) => setTimeout(r, 200));
+    if (this.stopping || this.monitor === undefined) return;
+    await this.monitor.start();
+    await this.fib?.resync();
+  }
+
+  private subscribe(): void {
+    this.stream?.cancel();
+    this.stream = watchGobgp(this.client, {
+      onPeer: (peer: Peer) => {
+        const t = this.peers.observe(peer);
+        if (t !== undefined) {
+          this.opts.onPeerTransition?.(t);
+          this.opts.onChange?.();
+        }
+      },
+      onPaths: (changes, initial) => {
+        this.lastPathAt = Date.now();
+        this.pathEvents++;
+        this.pathChanges += changes.length;
+        this.opts.logger.debug({ changes: changes.length, initial, events: this.pathEvents, total: this.pathChanges }, "best paths");
+        const fib = this.fib;
+        if (fib === undefined) return;
+        if (initial && this.attached) {
+          // A gobgpd that kept running holds the whole RIB: reconcile the kernel against it.
+          fib.replaceAll(new Map(changes.filter((c) => c.hops !== "").map((c) => [c.prefix, c.hops])));
+          return;
+        }
+        for (const c of changes) fib.update(c.prefix, c.hops);
+      },
+      onEnd: (err) => {
+        if (this.stopping) return;
+        this.opts.logger.warn({ err: err?.message }, "GoBGP watch ended");
+        // gobgpd died (its restart resubscribes) or the stream broke: resubscribe while it runs.
+        if (this.process.pid !== undefined) setTimeout(() => this.process.pid !== undefined && !this.stopping && this.subscribe(), 500).unref();
+      },
+    });
+  }
+
+  private gobgpdDown(): void {
+    this.phase = "GobgpdDown";
+    this.stream?.cancel();
+    this.stream = undefined;
+    this.peers.allDown();
+    this.opts.onChange?.();
+  }
+
+  /** Drops retained routes once the sessions have relearned the RIB, or after staleHoldMs regardless. */
+  private scheduleSweep(): void {
+    clearInterval(this.sweepTimer);
+    const hold = this.opts.staleHoldMs ?? 120_000;
+    const quiet = this.opts.quietMs ?? 1000;
+    this.sweepTimer = setInterval(() => {
+      const now = Date.now();
+      const settled = this.peers.allEstablishedFor(now) >= quiet && now - this.lastPathAt >= quiet;
+      if (settled || now - this.holdingSince >= hold) {
+        clearInterval(this.sweepTimer);
+        const dropped = this.fib?.sweep() ?? 0;
+        this.opts.logger.info({ dropped, settled }, "stale FIB routes swept");
+      }
+    }, 250);
+    this.sweepTimer.unref();
+  }
+
+  async refreshPeers(): Promise<void> {
+    if (this.process.pid === undefined) return;
+    this.peers.counts(await this.client.listPeers("", true));
+  }
+
+  /**
+   * keepGobgpd: leave gobgpd and the FIB as they are, so a restarted routerd-bgp re-attaches without a
+   * blackhole. Otherwise gobgpd stops (sessions close; the FIB routes stay until routerd cleans them up).
+   */
+  async stop(keepGobgpd: boolean): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.sweepTimer);
+    this.redistributor.stop();
+    this.monitor?.stop();
+    this.stream?.cancel();
+    await this.fib?.idle();
+    this.fib?.close();
+    if (keepGobgpd) this.process.detach();
+    else await this.process.stop();
+    this.client.close();
+  }
+}

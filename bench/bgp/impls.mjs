@@ -1,0 +1,126 @@
+// The implementations under test, each started in the router namespace with one eBGP session to the peer
+// and its FIB programming on: routerd-bgp (gobgpd + our FIB writer), bird2 (protocol kernel), FRR
+// (bgpd + zebra). start() returns the pids to measure and a stop().
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
+
+const repo = new URL("../..", import.meta.url).pathname;
+
+function launch(lab, argv, log) {
+  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", "ignore", "ignore"] });
+  lab.procs.push(p);
+  return p;
+}
+
+async function pidFromFile(path, timeoutMs = 180_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const pid = Number(readFileSync(path, "utf8").trim());
+      if (pid > 0) return pid;
+    } catch {}
+    if (Date.now() > until) throw new Error(`no pid in ${path}`);
+    await sleep(20);
+  }
+}
+
+async function stopPid(pid) {
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(50);
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
+export const IMPLEMENTATIONS = {
+  async routerd(lab) {
+    const dir = join(lab.dir, "routerd");
+    mkdirSync(dir, { recursive: true });
+    const config = join(dir, "config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        router: { name: "bench", spec: { asn: ROUTER_AS, routerID: ROUTER_IP, listen: { port: 0 } } },
+        peers: [{ name: "upstream", spec: { routerRef: "bench", peerASN: PEER_AS, peers: [PEER_IP] } }],
+      }),
+    );
+    const bin = join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
+    const node = launch(lab, [process.execPath, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "warn"]);
+    const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/gobgpd.pid"));
+    return {
+      pids: () => ({ "routerd-bgp": node.pid, gobgpd }),
+      async stop() {
+        await stopPid(node.pid);
+        await stopPid(gobgpd);
+      },
+    };
+  },
+
+  async bird(lab) {
+    const dir = join(lab.dir, "bird");
+    mkdirSync(dir, { recursive: true });
+    const conf = join(dir, "bird.conf");
+    writeFileSync(
+      conf,
+      `router id ${ROUTER_IP};
+protocol device {}
+protocol kernel { ipv4 { import none; export all; }; }
+protocol bgp upstream {
+  local ${ROUTER_IP} as ${ROUTER_AS};
+  neighbor ${PEER_IP} as ${PEER_AS};
+  ipv4 { import all; export none; };
+}
+`,
+    );
+    const p = launch(lab, ["bird", "-f", "-c", conf, "-s", join(dir, "bird.ctl"), "-P", join(dir, "bird.pid")]);
+    return { pids: () => ({ bird: p.pid }), stop: () => stopPid(p.pid) };
+  },
+
+  async frr(lab) {
+    const dir = join(lab.dir, "frr");
+    mkdirSync(dir, { recursive: true });
+    const zserv = join(dir, "zserv.api");
+    writeFileSync(join(dir, "zebra.conf"), "hostname bench\n");
+    writeFileSync(
+      join(dir, "bgpd.conf"),
+      `hostname bench
+router bgp ${ROUTER_AS}
+ bgp router-id ${ROUTER_IP}
+ no bgp ebgp-requires-policy
+ no bgp network import-check
+ neighbor ${PEER_IP} remote-as ${PEER_AS}
+ address-family ipv4 unicast
+  neighbor ${PEER_IP} activate
+ exit-address-family
+`,
+    );
+    // FRR drops privileges to frr (root is not in its vty group): its files live in a dir it owns.
+    sh("chmod", ["755", lab.dir]);
+    sh("chown", ["-R", "frr:frr", dir]);
+    const common = ["-z", zserv, "--vty_socket", dir, "-u", "frr", "-g", "frr"];
+    launch(lab, ["/usr/lib/frr/zebra", "-f", join(dir, "zebra.conf"), "-i", join(dir, "zebra.pid"), ...common]);
+    const zebra = await pidFromFile(join(dir, "zebra.pid"));
+    launch(lab, ["/usr/lib/frr/bgpd", "-f", join(dir, "bgpd.conf"), "-i", join(dir, "bgpd.pid"), "-p", "179", ...common]);
+    const bgpd = await pidFromFile(join(dir, "bgpd.pid"));
+    return {
+      pids: () => ({ bgpd, zebra }),
+      async stop() {
+        await stopPid(bgpd);
+        await stopPid(zebra);
+      },
+    };
+  },
+};

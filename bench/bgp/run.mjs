@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// BGP → kernel FIB, side by side in one run: routerd-bgp, bird2 (protocol kernel), FRR (bgpd + zebra) and
+// one `ip -batch` of the same N routes (the kernel floor). A gobgpd peer in its own namespace holds N
+// prefixes (loaded with AddPathStream before any session); for each implementation we measure, from the
+// peer's view of the session becoming Established until the router namespace's FIB holds all N
+// (/proc/<pid>/net/fib_triestat "Prefixes:"), then one prefix flapping (withdraw and re-announce →
+// `ip monitor` in the router namespace), then the withdraw of everything when the peer drops the session;
+// peak RSS (VmHWM) and CPU seconds of each process. Median of --runs runs.
+// Build first: npx turbo run build --filter=@routerd/bgp
+// Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--only routerd,bird,frr,ipbatch] [--flaps 5] [--json]
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { IMPLEMENTATIONS } from "./impls.mjs";
+import { PEER_IP, destroyLab, fibPrefixes, makeLab, prefixAt, procStats, sleep, startPeer, waitFib } from "./lab.mjs";
+
+const { values } = parseArgs({
+  options: {
+    n: { type: "string", default: "10000,100000" },
+    runs: { type: "string", default: "3" },
+    only: { type: "string", default: "routerd,bird,frr,ipbatch" },
+    flaps: { type: "string", default: "5" },
+    json: { type: "boolean", default: false },
+  },
+});
+const sizes = values.n.split(",").map(Number);
+const runs = Number(values.runs);
+const only = values.only.split(",");
+const flaps = Number(values.flaps);
+const TIMEOUT_MS = 180_000;
+
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+};
+
+/** `ip -o monitor route` in the router namespace: resolves when a line about `prefix` matching `deleted` arrives. */
+function monitor(lab) {
+  const child = spawn("ip", ["netns", "exec", lab.r, "ip", "-o", "monitor", "route"], { stdio: ["ignore", "pipe", "ignore"] });
+  lab.procs.push(child);
+  let buf = "";
+  const waiters = [];
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const at = performance.now();
+      for (const w of [...waiters]) {
+        if (line.includes(w.prefix) && line.startsWith("Deleted") === w.deleted) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(at);
+        }
+      }
+    }
+  });
+  return {
+    next: (prefix, deleted) => new Promise((resolve) => waiters.push({ prefix: prefix.replace(/\/24$/, "/24"), deleted, resolve })),
+    stop: () => child.kill(),
+  };
+}
+
+async function measureImpl(name, n) {
+  const lab = makeLab();
+  try {
+    const peer = await startPeer(lab, n);
+    await sleep(500); // the new veth's transient routes settle first
+    const base = fibPrefixes(lab);
+    const impl = await IMPLEMENTATIONS[name](lab);
+    const established = peer.established();
+    await peer.addNeighbor();
+    const t0 = await Promise.race([established, sleep(TIMEOUT_MS).then(() => Promise.reject(new Error("no session")))]);
+    const { at: t1 } = await waitFib(lab, (x) => x >= base + n, TIMEOUT_MS);
+    // Let the implementation settle before the flaps.
+    await sleep(1000);
+    const mon = monitor(lab);
+    await sleep(200);
+    const flapDel = [];
+    const flapAdd = [];
+    for (let i = 0; i < flaps; i++) {
+      const prefix = prefixAt(i);
+      const gone = mon.next(prefix, true);
+      let s = performance.now();
+      await peer.withdraw(prefix);
+      flapDel.push((await Promise.race([gone, sleep(10_000).then(() => NaN)])) - s);
+      const back = mon.next(prefix, false);
+      s = performance.now();
+      await peer.announce(prefix);
+      flapAdd.push((await Promise.race([back, sleep(10_000).then(() => NaN)])) - s);
+      await sleep(100);
+    }
+    mon.stop();
+    const t2 = performance.now();
+    await peer.deleteNeighbor();
+    const { at: t3 } = await waitFib(lab, (x) => x <= base, TIMEOUT_MS);
+    const after = Object.fromEntries(Object.entries(impl.pids()).map(([k, pid]) => [k, procStats(pid)]));
+    await impl.stop();
+    peer.close();
+    return { fibMs: t1 - t0, withdrawMs: t3 - t2, flapAddMs: median(flapAdd), flapDelMs: median(flapDel), procs: after };
+  } finally {
+    destroyLab(lab);
+  }
+}
+
+async function measureIpBatch(n) {
+  const lab = makeLab();
+  try {
+    await sleep(500);
+    const base = fibPrefixes(lab);
+    const file = join(lab.dir, "add.batch");
+    const del = join(lab.dir, "del.batch");
+    const adds = [];
+    const dels = [];
+    for (let i = 0; i < n; i++) {
+      adds.push(`route add ${prefixAt(i)} via ${PEER_IP} proto 219 metric 20`);
+      dels.push(`route del ${prefixAt(i)} proto 219 metric 20`);
+    }
+    writeFileSync(file, adds.join("\n") + "\n");
+    writeFileSync(del, dels.join("\n") + "\n");
+    let s = performance.now();
+    lab.inR("ip", "-batch", file);
+    const fibMs = performance.now() - s;
+    if (fibPrefixes(lab) < base + n) throw new Error("ip -batch did not install everything");
+    s = performance.now();
+    lab.inR("ip", "-batch", del);
+    const withdrawMs = performance.now() - s;
+    return { fibMs, withdrawMs, procs: {} };
+  } finally {
+    destroyLab(lab);
+  }
+}
+
+const results = {};
+for (const n of sizes) {
+  results[n] = {};
+  for (let r = 0; r < runs; r++) {
+    for (const name of only) {
+      let res;
+      try {
+        res = name === "ipbatch" ? await measureIpBatch(n) : await measureImpl(name, n);
+      } catch (err) {
+        process.stderr.write(`${name} n=${n} run ${r + 1}: ${err.message}\n`);
+        continue;
+      }
+      (results[n][name] ??= []).push(res);
+      process.stderr.write(`n=${n} run ${r + 1} ${name}: FIB ${Math.round(res.fibMs)} ms, withdraw ${Math.round(res.withdrawMs)} ms${res.flapAddMs !== undefined ? `, flap +${res.flapAddMs.toFixed(1)}/-${res.flapDelMs.toFixed(1)} ms` : ""} ${JSON.stringify(res.procs)}\n`);
+    }
+  }
+}
+
+const summary = {};
+for (const [n, byImpl] of Object.entries(results)) {
+  summary[n] = {};
+  for (const [name, list] of Object.entries(byImpl)) {
+    const procs = {};
+    for (const proc of Object.keys(list[0].procs)) {
+      procs[proc] = { peakRssMB: median(list.map((x) => x.procs[proc].peakRssMB)), cpuS: median(list.map((x) => x.procs[proc].cpuS)) };
+    }
+    summary[n][name] = {
+      runs: list.length,
+      establishedToFibMs: Math.round(median(list.map((x) => x.fibMs))),
+      withdrawMs: Math.round(median(list.map((x) => x.withdrawMs))),
+      ...(list[0].flapAddMs !== undefined ? { flapAnnounceMs: +median(list.map((x) => x.flapAddMs)).toFixed(1), flapWithdrawMs: +median(list.map((x) => x.flapDelMs)).toFixed(1) } : {}),
+      procs,
+    };
+  }
+}
+if (values.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
+else {
+  for (const [n, byImpl] of Object.entries(summary)) {
+    process.stdout.write(`\nN = ${n}\n| implementation | Established → FIB | withdraw | flap +/- | peak RSS | CPU |\n|---|---|---|---|---|---|\n`);
+    for (const [name, s] of Object.entries(byImpl)) {
+      const rss = Object.entries(s.procs).map(([p, v]) => `${p} ${v.peakRssMB} MB`).join(", ") || "-";
+      const cpu = Object.entries(s.procs).map(([p, v]) => `${p} ${v.cpuS} s`).join(", ") || "-";
+      const flap = s.flapAnnounceMs !== undefined ? `${s.flapAnnounceMs} / ${s.flapWithdrawMs} ms` : "-";
+      process.stdout.write(`| ${name} | ${s.establishedToFibMs} ms | ${s.withdrawMs} ms | ${flap} | ${rss} | ${cpu} |\n`);
+    }
+  }
+}

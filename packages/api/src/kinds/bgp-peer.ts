@@ -1,0 +1,73 @@
+// BGPPeer: one or more neighbors (peers[]) with the same settings, configured in the BGPRouter named by
+// routerRef. It owns nothing on the host: its BGPRouter's routerd-bgp holds the sessions.
+import { artifactNames } from "@routerd/resource";
+import { formats } from "../formats.js";
+import { API_GROUPS, defineKind } from "../kind.js";
+import { t, type Infer } from "../schema.js";
+import { BGP_DAEMON } from "./bgp-router.js";
+import { bgpCommunities, bgpExportPolicy, bgpImportPolicy, bgpTimers, passwordSource } from "./bgp-policy.js";
+
+export const bgpPeerSpec = t.object({
+  routerRef: t.ref("BGPRouter").describe("the BGPRouter these sessions belong to"),
+  peerASN: t.int({ min: 1, max: 4294967295 }),
+  peers: t.array(formats.ip(), { minItems: 1, unique: true }).describe("neighbor addresses"),
+  passiveMode: t.optional(t.bool().describe("wait for the neighbor to connect")),
+  ebgpMultihop: t.optional(t.int({ min: 1, max: 255 }).describe("TTL for eBGP sessions to neighbors more than one hop away")),
+  password: t.optional(t.string({ minLength: 1, maxLength: 80 }).describe("TCP MD5 password (prefer passwordFrom)")),
+  passwordFrom: t.optional(passwordSource.describe("read the TCP MD5 password from a file or an environment variable")),
+  routeReflectorClient: t.optional(t.bool()),
+  routeReflectorClusterID: t.optional(formats.ipv4()),
+  timers: t.optional(bgpTimers),
+  communities: t.optional(bgpCommunities),
+  importPolicy: t.optional(bgpImportPolicy),
+  exportPolicy: t.optional(bgpExportPolicy),
+  bfd: t.optional(t.string({ minLength: 1 })),
+});
+
+export type BGPPeerSpec = Infer<typeof bgpPeerSpec>;
+
+export const bgpPeerKind = defineKind<BGPPeerSpec>({
+  apiVersion: API_GROUPS.net,
+  kind: "BGPPeer",
+  description: "BGP neighbors (peers[]) with shared settings and policies, in the BGPRouter named by routerRef.",
+  class: "route",
+  contract: { type: "NoHostTeardownReason", reason: "its sessions live in the BGPRouter's routerd-bgp, which removes them when the peer goes" },
+  supportsWhen: true,
+  spec: bgpPeerSpec,
+  // Published by the router's routerd-bgp (one status resource per BGPPeer).
+  provides: { address: "string", state: "string", acceptedPrefixes: "int", observedAt: "timestamp" },
+  check(res, ctx) {
+    const s = res.spec;
+    if (s.password !== undefined && s.passwordFrom !== undefined) ctx.error(["passwordFrom"], "give either password or passwordFrom, not both");
+    const from = s.passwordFrom;
+    if (from !== undefined && (from.file === undefined) === (from.env === undefined)) {
+      ctx.error(["passwordFrom"], "needs exactly one of file or env");
+    }
+    if (s.routeReflectorClusterID !== undefined && !s.routeReflectorClient) {
+      ctx.error(["routeReflectorClusterID"], "only applies with routeReflectorClient: true");
+    }
+    if (s.bfd !== undefined) ctx.error(["bfd"], "BFD for BGP sessions is not supported yet", "remove bfd");
+    const ip = s.importPolicy;
+    if (ip?.allowedPrefixLengthMin !== undefined && ip.allowedPrefixLengthMax !== undefined && ip.allowedPrefixLengthMin > ip.allowedPrefixLengthMax) {
+      ctx.error(["importPolicy", "allowedPrefixLengthMin"], `is larger than allowedPrefixLengthMax (${ip.allowedPrefixLengthMax})`);
+    }
+    // One neighbor address belongs to one BGPPeer of a router.
+    for (const other of ctx.all<BGPPeerSpec>("BGPPeer")) {
+      if (other === res) break;
+      if (other.spec.routerRef !== s.routerRef) continue;
+      const dup = s.peers.find((a) => other.spec.peers.includes(a));
+      if (dup !== undefined) ctx.error(["peers"], `${dup} is already a neighbor in BGPPeer/${other.metadata.name}`);
+    }
+  },
+  // The sessions live in the router's daemon: the peer watches it, and owns nothing itself.
+  intents: (res) => [
+    {
+      kind: "routerd.daemon",
+      name: artifactNames.daemon(BGP_DAEMON, res.spec.routerRef),
+      owner: res.owner,
+      action: "observe",
+      applyWith: "supervisor",
+      attributes: { daemon: BGP_DAEMON, instance: res.spec.routerRef },
+    },
+  ],
+});

@@ -1,0 +1,165 @@
+// routerd-bgp against real peers in namespaces: a gobgpd ISP (IPv4 and IPv6 sessions) and a bird2 IX peer.
+// Routes both ways, per-neighbor import policy (a forbidden community, a too-long prefix), communities set
+// on import, IPv6 paths in the FIB, ECMP over both peers, a peer going down, gobgpd killed and restarted
+// with the FIB intact meanwhile, routerd-bgp killed and re-attached without touching the FIB, its routes
+// changed behind its back put right (ip monitor), and routes of other protocols left alone.
+import { readFileSync } from "node:fs";
+import { listBgpPeers, listBgpRoutes } from "@routerd/bgp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../lib/serve.js";
+import { BgpLab, IX, ISP, ISP6, LAN } from "./topology.js";
+
+let lab: BgpLab;
+
+const CONFIG = {
+  router: {
+    name: "edge",
+    spec: {
+      asn: 65001,
+      routerID: "10.91.0.1",
+      communities: { set: { in: ["65001:100"] } },
+      redistribute: { connected: { allowedPrefixes: [LAN] } },
+      timers: { profile: "fast" },
+    },
+  },
+  peers: [
+    {
+      name: "isp",
+      spec: {
+        routerRef: "edge",
+        peerASN: 65002,
+        peers: [ISP],
+        importPolicy: { allowedPrefixes: ["172.31.0.0/16"], allowedPrefixLengthMax: 24, forbiddenCommunities: ["65002:666"] },
+      },
+    },
+    { name: "isp-v6", spec: { routerRef: "edge", peerASN: 65002, peers: [ISP6], importPolicy: { allowedPrefixes: ["2001:db8::/32"] } } },
+    { name: "ix", spec: { routerRef: "edge", peerASN: 65003, peers: [IX] } },
+  ],
+};
+
+const has = (lines: string[], prefix: string) => lines.find((l) => l.startsWith(`${prefix} `));
+
+beforeAll(async () => {
+  lab = new BgpLab();
+  await lab.startIsp();
+  lab.startIx();
+  // A route of another protocol in the same table: routerd-bgp must never touch it.
+  lab.router.ip(`route add 172.31.200.0/24 via ${ISP} proto static`);
+  lab.router.ip(`route add 172.31.201.0/24 via ${ISP} proto bird`);
+  lab.startDaemon(lab.writeConfig(CONFIG));
+}, 60_000);
+
+afterAll(() => lab?.destroy());
+
+describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
+  it("installs accepted best paths, IPv4 and IPv6, with ECMP over both peers", async () => {
+    await until("routes in the FIB", () => {
+      const v4 = lab.fib("-4");
+      const ecmp = v4.find((l) => l.startsWith("172.31.9.0/24"));
+      return has(v4, "172.31.1.0/24") && has(v4, "172.31.10.0/24") && ecmp?.includes("nexthop") && has(lab.fib("-6"), "2001:db8:91::/48");
+    }, 60_000);
+    const v4 = lab.router.ip("-4 route show proto 219").stdout;
+    expect(v4).toMatch(/172\.31\.1\.0\/24 via 10\.91\.0\.2 dev bgi0 metric 20/);
+    expect(v4).toMatch(/172\.31\.10\.0\/24 via 10\.92\.0\.2 dev bgx0 metric 20/);
+    expect(v4).toMatch(/172\.31\.9\.0\/24 metric 20[\s\S]*nexthop via 10\.91\.0\.2[\s\S]*nexthop via 10\.92\.0\.2/);
+    expect(lab.router.ip("-6 route show proto 219").stdout).toMatch(/2001:db8:91::\/48 via fd91::2 dev bgi0 metric 20/);
+  });
+
+  it("rejects what the import policy forbids: a community, a prefix longer than allowed", async () => {
+    const v4 = lab.fib("-4");
+    expect(has(v4, "172.31.2.0/24")).toBeUndefined();
+    expect(has(v4, "172.31.3.128/25")).toBeUndefined();
+    const routes = await listBgpRoutes(lab.socket, "172.31.0.0/16");
+    expect(routes.routes.map((r) => r.prefix)).not.toContain("172.31.2.0/24");
+    expect(routes.routes.map((r) => r.prefix)).not.toContain("172.31.3.128/25");
+  });
+
+  it("sets the import communities and reports installed next hops", async () => {
+    const [route] = (await listBgpRoutes(lab.socket, "172.31.1.0/24")).routes;
+    expect(route).toMatchObject({ prefix: "172.31.1.0/24", installedNextHops: [ISP], neighbor: ISP, asPath: [65002] });
+    expect(route!.communities).toContain("65001:100");
+    const v6 = (await listBgpRoutes(lab.socket, "2001:db8:91::/48")).routes[0];
+    expect(v6?.installedNextHops).toEqual([ISP6]);
+  });
+
+  it("advertises its redistributed connected prefix to both peers", async () => {
+    await until("the ISP learns the LAN", () => lab.ispCli("global", "rib", "-a", "ipv4", LAN).includes(LAN), 30_000);
+    await until("the IX learns the LAN", () => lab.birdCli("show", "route", "for", "192.168.77.1").includes(LAN), 30_000);
+  });
+
+  it("reports every neighbor Established with prefix counts", async () => {
+    const res = await until(
+      "counts",
+      async () => {
+        const r = await listBgpPeers(lab.socket);
+        return r.peers.every((p) => p.state === "Established") && r.peers.find((p) => p.address === ISP)!.receivedPrefixes === 4 ? r : undefined;
+      },
+      20_000,
+    );
+    expect(res.peers.map((p) => [p.address, p.peer, p.state])).toEqual([
+      ["10.91.0.2", "isp", "Established"],
+      ["10.92.0.2", "ix", "Established"],
+      ["fd91::2", "isp-v6", "Established"],
+    ]);
+    // GoBGP counts what entered its Adj-RIB-In; our import policy (a global one) filters after that.
+    const isp = res.peers.find((p) => p.address === ISP)!;
+    expect(isp.acceptedPrefixes).toBeGreaterThanOrEqual(2);
+    expect(res.peers.find((p) => p.address === IX)!.receivedPrefixes).toBe(2);
+    expect(isp.advertisedPrefixes).toBeGreaterThanOrEqual(1);
+  });
+
+  it("withdraws what a peer announced when its session goes down", async () => {
+    lab.ix.exec("birdc", ["-s", `${lab.dir}/bird.ctl`, "disable", "edge"]);
+    await until("IX routes withdrawn", () => !has(lab.fib("-4"), "172.31.10.0/24") && !lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 20_000);
+    expect(lab.router.ip("-4 route show 172.31.9.0/24 proto 219").stdout).toMatch(/via 10\.91\.0\.2/);
+    lab.ix.exec("birdc", ["-s", `${lab.dir}/bird.ctl`, "enable", "edge"]);
+    await until("IX routes back", () => has(lab.fib("-4"), "172.31.10.0/24"), 30_000);
+  });
+
+  it("keeps the FIB while its gobgpd is killed and restarted, then converges again", async () => {
+    const before = readFileSync(lab.gobgpdPidFile, "utf8").trim();
+    const routes = lab.fib("-4").length;
+    process.kill(Number(before), "SIGKILL");
+    let missing = 0;
+    let restarted = false;
+    const deadline = Date.now() + 40_000;
+    // Sample the FIB all through the restart: the ISP route must never disappear.
+    while (Date.now() < deadline) {
+      if (!has(lab.fib("-4"), "172.31.1.0/24")) missing++;
+      const now = readFileSync(lab.gobgpdPidFile, "utf8").trim();
+      if (now !== before) restarted = true;
+      if (restarted && (await listBgpPeers(lab.socket).catch(() => ({ peers: [] }))).peers.every((p) => p.state === "Established")) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(restarted).toBe(true);
+    expect(missing).toBe(0);
+    await until("FIB complete again", () => lab.fib("-4").length === routes && lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 30_000);
+  });
+
+  it("re-attaches to its running gobgpd after being killed, without any FIB change or session reset", async () => {
+    const gobgpd = readFileSync(lab.gobgpdPidFile, "utf8").trim();
+    const monitor = lab.spawnIn(lab.router, ["ip", "-o", "monitor", "route"], "monitor.log");
+    await new Promise((r) => setTimeout(r, 300));
+    lab.daemon!.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 300));
+    lab.startDaemon(`${lab.dir}/bgp.json`);
+    await until("daemon answers", async () => (await listBgpPeers(lab.socket).catch(() => undefined))?.peers.every((p) => p.state === "Established"), 20_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    monitor.kill();
+    expect(readFileSync(lab.gobgpdPidFile, "utf8").trim()).toBe(gobgpd);
+    const changes = readFileSync(`${lab.dir}/monitor.log`, "utf8").split("\n").filter((l) => l.includes("proto 219") || l.includes("172.31."));
+    expect(changes).toEqual([]);
+    expect((await listBgpPeers(lab.socket)).peers.every((p) => p.flaps === 0)).toBe(true);
+  });
+
+  it("notices at once when someone else deletes or adds a route of its protocol, and puts the FIB right", async () => {
+    lab.router.ip("route del 172.31.1.0/24 proto 219");
+    lab.router.ip(`route add 172.31.77.0/24 via ${ISP} proto 219 metric 20`);
+    await until("FIB put right", () => has(lab.fib("-4"), "172.31.1.0/24") && !has(lab.fib("-4"), "172.31.77.0/24"), 5_000, 50);
+  });
+
+  it("never touched the routes of other protocols in its table", () => {
+    expect(lab.router.ip("route show 172.31.200.0/24").stdout).toMatch(/proto static/);
+    expect(lab.router.ip("route show 172.31.201.0/24").stdout).toMatch(/proto bird/);
+  });
+});
