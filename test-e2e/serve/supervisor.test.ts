@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { connectDaemon } from "@routerd/rpc";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { Supervisor, isZombie, pidAlive, type DaemonSpec } from "../../apps/routerd/src/serve/supervisor.js";
+import { pidAlive } from "@routerd/daemon-kit";
+import { Supervisor, isZombie, type DaemonSpec } from "../../apps/routerd/src/serve/supervisor.js";
 import { REPO, tempDir } from "../lib/netns.js";
 
 const tmp = tempDir("routerd-sup-");
