@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { connectDaemon } from "@routerd/rpc";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { flushCache, getStats, lookupName } from "./client.js";
+import { flushCache, getStats, lookupName } from "@routerd/rpc/dns";
 import { startDnsResolverDaemon, type DnsResolverDaemon } from "./daemon.js";
 import { dnsResolverSocketPath } from "./names.js";
 import { ask } from "./test-support/client.js";

@@ -3,7 +3,7 @@
 // events on upstream health, reload (SIGHUP / "reload") re-reading the file without closing sockets, and
 // the "flush" command.
 import type { Socket } from "node:dgram";
-import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
+import { runDaemon, type DaemonContext, type DaemonHandle, type JsonObject } from "@routerd/daemon-kit";
 import { ResolverService } from "@routerd/rpc/gen/routerd/dns/v1/resolver";
 import type { Logger } from "pino";
 import { loadResolverConfig, type ResolverConfig } from "./config/config.js";
@@ -148,7 +148,7 @@ export async function startDnsResolverDaemon(opts: DnsResolverDaemonOptions): Pr
     ...(opts.handleSignals !== undefined ? { handleSignals: opts.handleSignals } : {}),
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     services: () => [{ definition: ResolverService, implementation: resolverServer(() => runtime) }],
-    liveDetails: () => {
+    liveDetails: (): JsonObject => {
       if (runtime === undefined) return {};
       const s = statsView(runtime);
       return { config: configPath, counters: s.counters, cacheEntries: s.cacheEntries, cacheBytes: s.cacheBytes, tcpConnections: s.tcpConnections };

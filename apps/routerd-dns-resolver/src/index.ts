@@ -18,5 +18,4 @@ export {
   type UpstreamProtocol,
   type ZoneConfig,
 } from "./config/config.js";
-export { flushCache, getStats, lookupName, type ClientOptions } from "./client.js";
 export { DAEMON_NAME, dnsResolverSocketPath } from "./names.js";

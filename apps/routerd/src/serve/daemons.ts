@@ -8,6 +8,7 @@ import {
   DHCPV4_CLIENT_DAEMON,
   DHCPV6_CLIENT_DAEMON,
   DNSMASQ,
+  DNS_RESOLVER_DAEMON,
   durationMs,
   fwmarkValue,
   HEALTHCHECK_DAEMON,
@@ -18,6 +19,7 @@ import {
   type DHCPv6PrefixDelegationSpec,
   type HealthCheckSpec,
 } from "@routerd/api";
+import { renderDnsResolverConfig } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
 
@@ -143,6 +145,22 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
           instance,
           ...nodeDaemon(BGP_DAEMON, [...commonArgs(instance, dirs), "--config", config, "--root", dirs.root]),
           config: { path: config, content: JSON.stringify(bgpConfig(view, instance), null, 2) + "\n" },
+        };
+      }),
+  },
+  {
+    // One resolver per DNSResolver; a changed config is delivered with SIGHUP (sockets and cache stay).
+    daemon: DNS_RESOLVER_DAEMON,
+    specs: (view, dirs) =>
+      view.all("DNSResolver").map((r) => {
+        const instance = r.metadata.name;
+        const config = join(dirs.stateDir, DNS_RESOLVER_DAEMON, instance, "config.json");
+        const content = renderDnsResolverConfig({ view, resolver: instance, stateDir: dirs.stateDir, root: dirs.root });
+        return {
+          daemon: DNS_RESOLVER_DAEMON,
+          instance,
+          ...nodeDaemon(DNS_RESOLVER_DAEMON, [...commonArgs(instance, dirs), "--config", config]),
+          config: { path: config, content: JSON.stringify(content, null, 2) + "\n" },
         };
       }),
   },
