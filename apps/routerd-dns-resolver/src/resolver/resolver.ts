@@ -39,6 +39,8 @@ export interface Outcome {
 }
 
 const LOCAL_MEMO_ENTRIES = 20_000;
+/** Distinct questions on their way upstream at once; beyond it a flood of misses gets SERVFAIL at once. */
+export const MAX_INFLIGHT = 2048;
 const TCP_LIMIT = 65_535;
 /** RFC 8482 §4.2: the synthesized answer to ANY. */
 const HINFO_RFC8482 = Buffer.from([7, ...Buffer.from("RFC8482"), 0]);
@@ -285,6 +287,10 @@ export class Resolver {
     }
     const rule = this.routes.route(qname);
     if (rule === undefined || rule.upstreams.length === 0) return Promise.reject(new NoRoute());
+    if (this.inflight.size >= MAX_INFLIGHT) {
+      this.stats.overloaded++;
+      return Promise.reject(new UpstreamError("overload", `${MAX_INFLIGHT} questions already on their way upstream`));
+    }
     const p = this.forwardOnce(key, qname, qtype, dnssecOk, checkingDisabled, rule).finally(() => this.inflight.delete(key));
     this.inflight.set(key, p);
     return p;

@@ -21,6 +21,8 @@ export class ResolverStats {
   formerr = 0;
   notimp = 0;
   dropped = 0;
+  /** Misses answered SERVFAIL at once because too many were already on their way upstream. */
+  overloaded = 0;
   truncated = 0;
   /** Upstream replies that did not match a pending query (possible spoofing). */
   mismatchedReplies = 0;

@@ -40,7 +40,11 @@ export class UdpServer {
   }
 
   private onMessage(socket: Socket, msg: Buffer, address: string, port: number): void {
-    const reply = (out: Buffer): void => socket.send(out, port, address);
+    const reply = (out: Buffer): void => {
+      // An answer finishing after the listener closed (reload, stop) has nowhere to go.
+      if (this.socket !== socket) return;
+      socket.send(out, port, address);
+    };
     const client = { address, port, protocol: "udp" as const };
     const resolver = this.resolver();
     resolver.stats.udpQueries++;

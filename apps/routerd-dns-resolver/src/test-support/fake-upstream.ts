@@ -48,7 +48,13 @@ export class FakeUpstream {
     this.udp.on("message", (msg, rinfo) => {
       const out = this.answer(msg, 1232);
       if (out === undefined) return;
-      setTimeout(() => this.udp.send(out, rinfo.port, rinfo.address), this.delayMs);
+      setTimeout(() => {
+        try {
+          this.udp.send(out, rinfo.port, rinfo.address);
+        } catch {
+          // closed by the test meanwhile
+        }
+      }, this.delayMs);
     });
     this.tcp = createServer((socket) => {
       let buf = Buffer.alloc(0);

@@ -109,14 +109,21 @@ export class UdpTransport implements Transport {
           return true;
         },
       });
+      const failed = (err: Error): void => {
+        if (!s.pending.has(id)) return;
+        clearTimeout(timer);
+        s.pending.delete(id);
+        reject(new UpstreamError("network", err.message));
+      };
       s.ready.then(
-        () =>
-          s.socket.send(query, this.opts.port, this.opts.address, (err) => {
-            if (err === null || err === undefined || !s.pending.has(id)) return;
-            clearTimeout(timer);
-            s.pending.delete(id);
-            reject(new UpstreamError("network", err.message));
-          }),
+        () => {
+          try {
+            s.socket.send(query, this.opts.port, this.opts.address, (err) => err && failed(err));
+          } catch (err) {
+            // Closed meanwhile (reload, stop).
+            failed(err as Error);
+          }
+        },
         (err: Error) => {
           clearTimeout(timer);
           s.pending.delete(id);
