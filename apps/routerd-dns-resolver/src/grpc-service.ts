@@ -31,7 +31,7 @@ export function upstreamView(u: Upstream): ProtoUpstream {
 export function statsView(rt: ResolverRuntime): GetStatsResponse {
   const r = rt.resolver;
   return {
-    counters: r.stats.snapshot(),
+    counters: { ...r.stats.snapshot(), inflight: r.inflightCount() },
     cacheEntries: r.cache.size,
     cacheBytes: r.cache.bytes,
     cacheEvictions: r.cache.evictions,

@@ -83,7 +83,9 @@ export class ResolverRuntime {
       queryLog,
     });
     this.prober.set(
-      config.forwarders.flatMap((f) => f.upstreams.map((name) => ({ upstream: this.upstreams.get(name)!.upstream, check: f.healthcheck }))).filter((t, i, all) => all.findIndex((x) => x.upstream === t.upstream) === i),
+      config.forwarders
+        .flatMap((f) => f.upstreams.map((name) => ({ upstream: this.upstreams.get(name)!.upstream, check: f.healthcheck, name: nameFromText(f.match[0] ?? ".") })))
+        .filter((t, i, all) => all.findIndex((x) => x.upstream === t.upstream) === i),
     );
     const listeners = await this.listeners.apply(config.listen);
     this.hooks.onZonesChanged?.(this.zoneStates());

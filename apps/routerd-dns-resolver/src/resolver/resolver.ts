@@ -129,10 +129,10 @@ export class Resolver {
         if (found.prefetch) this.prefetch(buf, q);
         return true;
       }
-      void this.slow(buf, q, client, limit, reply, found, started);
+      this.slow(buf, q, client, limit, reply, found, started).catch(() => this.stats.internalErrors++);
       return true;
     }
-    void this.slow(buf, q, client, limit, reply, { state: "miss" }, started);
+    this.slow(buf, q, client, limit, reply, { state: "miss" }, started).catch(() => this.stats.internalErrors++);
     return true;
   }
 

@@ -26,6 +26,8 @@ export class ResolverStats {
   truncated = 0;
   /** Upstream replies that did not match a pending query (possible spoofing). */
   mismatchedReplies = 0;
+  /** Queries the slow path failed on unexpectedly (a bug: they got no answer). */
+  internalErrors = 0;
   dnssecSecure = 0;
   dnssecBogus = 0;
   startedAt = Date.now();

@@ -48,16 +48,17 @@ export class DohTransport implements Transport {
         session.setTimeout(this.opts.idleMs ?? 30_000, () => session.close());
         resolve(session);
       });
-      session.once("close", () => {
-        void this.session?.then((s) => {
-          if (s === session) this.session = undefined;
-        });
-      });
-      session.on("goaway", () => {
-        void this.session?.then((s) => {
-          if (s === session) this.session = undefined;
-        });
-      });
+      // Forget this session once it ends (the current attempt may be a newer one, or a failed one).
+      const forget = (): void => {
+        this.session?.then(
+          (s) => {
+            if (s === session) this.session = undefined;
+          },
+          () => undefined,
+        );
+      };
+      session.once("close", forget);
+      session.on("goaway", forget);
     });
   }
 
@@ -111,7 +112,7 @@ export class DohTransport implements Transport {
       req.on("end", () => {
         clearTimeout(timer);
         if (status !== 200) {
-          reject(new UpstreamError("http", `HTTP status ${status} from ${this.authority}${this.opts.path}`));
+          reject(new UpstreamError("http", status === 0 ? `${this.authority} closed the stream before answering` : `HTTP status ${status} from ${this.authority}${this.opts.path}`));
           return;
         }
         try {
@@ -127,7 +128,7 @@ export class DohTransport implements Transport {
 
   close(): void {
     this.closed = true;
-    void this.session?.then((s) => s.close(), () => undefined);
+    this.session?.then((s) => s.close(), () => undefined);
     this.session = undefined;
   }
 }

@@ -1,11 +1,18 @@
-// Active health checks: every upstream is asked the root's NS at its forwarder's interval, so health is
-// known before clients need it and a down upstream is noticed coming back without client traffic.
+// Active health checks: every upstream is asked for the SOA of a name it serves (its forwarder's first match
+// suffix; the root's NS for the default route) at its forwarder's interval, so health is known before
+// clients need it and a down upstream is noticed coming back without client traffic.
 import type { HealthcheckConfig } from "../config/config.js";
+import type { Name } from "../wire/name.js";
 import type { Upstream } from "./upstream.js";
 
-interface Probed {
+export interface ProbeTarget {
   upstream: Upstream;
   check: HealthcheckConfig;
+  /** The name asked about. */
+  name: Name;
+}
+
+interface Probed extends ProbeTarget {
   nextAt: number;
   running: boolean;
 }
@@ -19,11 +26,11 @@ export class Prober {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The upstreams to watch and their checks; timing of those already watched is kept. */
-  set(targets: readonly { upstream: Upstream; check: HealthcheckConfig }[]): void {
+  set(targets: readonly ProbeTarget[]): void {
     const before = new Map(this.probed.map((p) => [p.upstream, p]));
     this.probed = targets.map((t) => {
       const old = before.get(t.upstream);
-      return { upstream: t.upstream, check: t.check, nextAt: old?.nextAt ?? this.now() + t.check.intervalMs, running: old?.running ?? false };
+      return { ...t, nextAt: old?.nextAt ?? this.now() + t.check.intervalMs, running: old?.running ?? false };
     });
     if (this.probed.length > 0 && this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), TICK_MS);
@@ -39,7 +46,7 @@ export class Prober {
       if (p.running || now < p.nextAt) continue;
       p.running = true;
       p.nextAt = now + p.check.intervalMs;
-      void p.upstream.probe(p.check.timeoutMs).finally(() => {
+      void p.upstream.probe(p.name, p.check.timeoutMs).finally(() => {
         p.running = false;
       });
     }

@@ -109,11 +109,20 @@ export class StreamTransport implements Transport {
       socket.once(tlsName === undefined ? "connect" : "secureConnect", () => {
         clearTimeout(timer);
         socket.off("error", onError);
-        const conn = new Connection(socket, this.opts.idleMs ?? 10_000, (c) => {
-          void this.conn?.then((current) => {
-            if (current === c) this.conn = undefined;
-          });
-        }, tlsName === undefined ? "network" : "tls");
+        const conn = new Connection(
+          socket,
+          this.opts.idleMs ?? 10_000,
+          (c) => {
+            // The current attempt may be a newer (or failed) one.
+            this.conn?.then(
+              (current) => {
+                if (current === c) this.conn = undefined;
+              },
+              () => undefined,
+            );
+          },
+          tlsName === undefined ? "network" : "tls",
+        );
         resolve(conn);
       });
     });
@@ -167,7 +176,7 @@ export class StreamTransport implements Transport {
 
   close(): void {
     this.closed = true;
-    void this.conn?.then((c) => c.kill(new UpstreamError("closed", "transport closed")), () => undefined);
+    this.conn?.then((c) => c.kill(new UpstreamError("closed", "transport closed")), () => undefined);
     this.conn = undefined;
   }
 }

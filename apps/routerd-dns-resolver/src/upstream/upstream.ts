@@ -5,7 +5,7 @@ import type { Socket } from "node:dgram";
 import type { UpstreamConfig } from "../config/config.js";
 import { RCODE, TYPE } from "../wire/constants.js";
 import type { Message } from "../wire/message.js";
-import { ROOT } from "../wire/name.js";
+import type { Name } from "../wire/name.js";
 import { ipv6Bytes, ipv6Text } from "../zones/record-text.js";
 import { resolveBootstrap } from "./bootstrap.js";
 import { DohTransport } from "./doh.js";
@@ -87,8 +87,11 @@ export class Upstream {
     return this.tcp;
   }
 
-  /** Asks the question; resolves with the checked reply (any rcode), rejects with UpstreamError. */
-  async query(q: UpstreamQuestion, timeoutMs: number): Promise<Message> {
+  /**
+   * Asks the question; resolves with the checked reply (any rcode), rejects with UpstreamError. SERVFAIL and
+   * REFUSED count against its health, except for a probe, where any answer shows it is alive.
+   */
+  async query(q: UpstreamQuestion, timeoutMs: number, probe = false): Promise<Message> {
     const started = this.now();
     this.health.sent();
     try {
@@ -98,7 +101,7 @@ export class Upstream {
         const again = encodeUpstreamQuery(q, 0);
         msg = await this.tcpFallback().exchange(again, (reply) => acceptResponse(reply, again.readUInt16BE(0), q), Math.max(1, timeoutMs - (this.now() - started)));
       }
-      if (msg.rcode === RCODE.SERVFAIL || msg.rcode === RCODE.REFUSED) this.report(this.health.failure("rcode", `answered ${msg.rcode === RCODE.SERVFAIL ? "SERVFAIL" : "REFUSED"}`, this.now()));
+      if (!probe && (msg.rcode === RCODE.SERVFAIL || msg.rcode === RCODE.REFUSED)) this.report(this.health.failure("rcode", `answered ${msg.rcode === RCODE.SERVFAIL ? "SERVFAIL" : "REFUSED"}`, this.now()));
       else this.report(this.health.success(this.now() - started, this.now()));
       return msg;
     } catch (err) {
@@ -108,9 +111,10 @@ export class Upstream {
     }
   }
 
-  /** The health probe: the root's NS, answered by any working resolver. */
-  async probe(timeoutMs: number): Promise<void> {
-    await this.query(upstreamQuestion(ROOT, TYPE.NS, { dnssecOk: false, checkingDisabled: false }), timeoutMs).catch(() => undefined);
+  /** The health probe: the SOA of a name it serves (the root's NS for the root); any answer will do. */
+  async probe(name: Name, timeoutMs: number): Promise<void> {
+    const type = name.length === 1 ? TYPE.NS : TYPE.SOA;
+    await this.query(upstreamQuestion(name, type, { dnssecOk: false, checkingDisabled: false }), timeoutMs, true).catch(() => undefined);
   }
 
   private report(t: HealthTransition | undefined): void {
