@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { parseCli, USAGE } from "./cli.js";
 import { ConfigError } from "./config/config.js";
 import { startDnsResolverDaemon } from "./daemon.js";
+import { DnssecValidator } from "./dnssec/validator.js";
 import { bindToInterface } from "./upstream/bind-interface.js";
 
 /** After a stop, anything still pending (an upstream exchange) must not keep the process alive. */
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
       stateDir: opts.stateDir,
       logger,
       prepareUdp: bindToInterface,
+      validator: (anchors) => new DnssecValidator({ trustAnchors: anchors }),
     });
     const result = await daemon.done;
     return result.clean ? 0 : 1;

@@ -5,6 +5,7 @@ import { isIP } from "node:net";
 import { typeFromName } from "../wire/constants.js";
 import { nameFromText } from "../wire/name.js";
 import { parseRecordData, ZONE_RECORD_TYPES } from "../zones/record-text.js";
+import { parseAnchor } from "../dnssec/anchors.js";
 import { isObject, Reader } from "./check.js";
 import { parseCidr } from "./cidr.js";
 
@@ -261,7 +262,19 @@ export function parseResolverConfig(doc: unknown, source = "config"): ResolverCo
   const zones = r.at("zones").list(o.zones, parseZone, { optional: true });
   const forwarders = r.at("forwarders").list(o.forwarders, parseForwarder, { optional: true });
   const upstreams = r.at("upstreams").list(o.upstreams, parseUpstream, { optional: true });
-  const trustAnchors = r.at("trustAnchors").list(o.trustAnchors, (rr, a) => rr.string(a), { optional: true });
+  const trustAnchors = r.at("trustAnchors").list(
+    o.trustAnchors,
+    (rr, a) =>
+      rr.string(a, (s) => {
+        try {
+          parseAnchor(s);
+          return undefined;
+        } catch (err) {
+          return (err as Error).message;
+        }
+      }),
+    { optional: true },
+  );
 
   const unique = (what: string, names: string[]): void => {
     const seen = new Set<string>();
