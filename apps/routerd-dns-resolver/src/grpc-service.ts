@@ -28,10 +28,17 @@ export function upstreamView(u: Upstream): ProtoUpstream {
   };
 }
 
+/** Process memory in KiB, as gauges next to the counters (the resolver's footprint is a target). */
+function memoryGauges(): Record<string, number> {
+  const m = process.memoryUsage();
+  const kib = (n: number) => Math.round(n / 1024);
+  return { rssKiB: kib(m.rss), heapUsedKiB: kib(m.heapUsed), heapTotalKiB: kib(m.heapTotal), externalKiB: kib(m.external) };
+}
+
 export function statsView(rt: ResolverRuntime): GetStatsResponse {
   const r = rt.resolver;
   return {
-    counters: { ...r.stats.snapshot(), inflight: r.inflightCount() },
+    counters: { ...r.stats.snapshot(), inflight: r.inflightCount(), ...memoryGauges() },
     cacheEntries: r.cache.size,
     cacheBytes: r.cache.bytes,
     cacheEvictions: r.cache.evictions,

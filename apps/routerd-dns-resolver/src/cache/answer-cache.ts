@@ -1,8 +1,8 @@
-// The forwarding cache: stored answers under their question key, fresh until their smallest TTL runs out,
-// then stale (usable only while upstreams fail, RFC 8767) until staleUntil, then gone. Bounded by entry
-// count and bytes, least recently used first out.
-import { Lru } from "./lru.js";
-import type { StoredAnswer, TtlPolicy } from "./stored-answer.js";
+// The forwarding cache: answers in a WireStore under their question key, fresh until their smallest TTL
+// runs out, then stale (usable only while upstreams fail, RFC 8767) until staleUntil, then gone. Bounded
+// by entry count and bytes.
+import { recordOf, type StoredAnswer, type TtlPolicy } from "./stored-answer.js";
+import { WireStore } from "./wire-store.js";
 
 export interface CacheSettings extends TtlPolicy {
   enabled: boolean;
@@ -21,19 +21,20 @@ export const DEFAULT_CACHE: CacheSettings = {
   prefetchHits: 2,
 };
 
-/** Bytes per entry the budget allows on average; a few huge answers cannot crowd out memory. */
-const BYTES_PER_ENTRY = 2048;
+/** Arena bytes per entry allowed on average (a typical answer takes 100-250). */
+export const BYTES_PER_ENTRY = 512;
 
-export type Lookup = { state: "fresh"; entry: StoredAnswer; prefetch: boolean } | { state: "stale"; entry: StoredAnswer } | { state: "miss" };
-
-const MISS: Lookup = { state: "miss" };
+export type CacheState = "fresh" | "stale";
 
 export class AnswerCache {
-  private readonly lru: Lru<StoredAnswer>;
-  evictions = 0;
+  store: WireStore;
+  /** Set by lookup(): what the returned entry is. */
+  state: CacheState = "fresh";
+  /** Set by lookup() for fresh entries: refresh it now. */
+  prefetch = false;
 
   constructor(private settings: CacheSettings) {
-    this.lru = new Lru<StoredAnswer>(settings.maxEntries, settings.maxEntries * BYTES_PER_ENTRY, () => this.evictions++);
+    this.store = new WireStore(settings.maxEntries, settings.maxEntries * BYTES_PER_ENTRY);
   }
 
   get policy(): TtlPolicy {
@@ -45,47 +46,63 @@ export class AnswerCache {
   }
 
   get size(): number {
-    return this.lru.size;
+    return this.store.size;
   }
 
   get bytes(): number {
-    return this.lru.byteSize;
+    return this.store.bytes;
   }
 
+  get evictions(): number {
+    return this.store.evictions;
+  }
+
+  /** New settings; entries are kept (copied into a resized store when the size changed). */
   configure(settings: CacheSettings): void {
+    const resize = settings.maxEntries !== this.settings.maxEntries;
     this.settings = settings;
-    if (!settings.enabled) this.lru.clear();
-    this.lru.resize(settings.maxEntries, settings.maxEntries * BYTES_PER_ENTRY);
-  }
-
-  lookup(key: string, now: number): Lookup {
-    const entry = this.lru.get(key);
-    if (entry === undefined) return MISS;
-    if (now < entry.expiresAt) {
-      entry.hits++;
-      // Hot and about to expire: refresh it before clients see a miss (unbound's rule: last 10 %).
-      const prefetch = entry.hits >= this.settings.prefetchHits && entry.lifetime >= 10 && entry.expiresAt - now < entry.lifetime * 100;
-      return { state: "fresh", entry, prefetch };
+    if (!settings.enabled) {
+      this.store.clear();
+      return;
     }
-    if (now < entry.staleUntil) return { state: "stale", entry };
-    this.lru.remove(entry);
-    return MISS;
+    if (resize) this.store = this.store.resized(settings.maxEntries, settings.maxEntries * BYTES_PER_ENTRY);
   }
 
-  store(entry: StoredAnswer): void {
+  /** The entry's offset in the store, or -1; `state` and `prefetch` say more. */
+  lookup(key: Uint8Array, keyLen: number, hash: number, now: number): number {
+    const s = this.store;
+    let off = s.find(key, 0, keyLen, hash);
+    if (off < 0) return -1;
+    if (now < s.expiresAt(off)) {
+      const h = s.hit(off);
+      off = h.off;
+      const lifetime = s.lifetime(off);
+      // Hot and about to expire: refresh it before clients see a miss (unbound's rule: last 10 %).
+      this.prefetch = h.hits >= this.settings.prefetchHits && lifetime >= 10 && s.expiresAt(off) - now < lifetime * 100;
+      this.state = "fresh";
+      return off;
+    }
+    if (now < s.staleUntil(off)) {
+      this.state = "stale";
+      return off;
+    }
+    s.remove(off);
+    return -1;
+  }
+
+  save(key: string, answer: StoredAnswer): void {
     if (!this.settings.enabled) return;
-    this.lru.set(entry);
+    const bytes = Buffer.from(key, "latin1");
+    this.store.set(bytes, 0, bytes.length, recordOf(answer));
   }
 
-  /** Removes every entry, or those whose key starts with `prefix` (a name's wire key). */
-  flush(match?: (key: string) => boolean): number {
+  /** Removes every entry, or those whose key matches; returns how many. */
+  flush(match?: (key: Buffer) => boolean): number {
     if (match === undefined) {
-      const n = this.lru.size;
-      this.lru.clear();
+      const n = this.store.size;
+      this.store.clear();
       return n;
     }
-    const doomed = [...this.lru.values()].filter((e) => match(e.key));
-    for (const e of doomed) this.lru.remove(e);
-    return doomed.length;
+    return this.store.removeWhere(match);
   }
 }

@@ -2,7 +2,8 @@
 // allocation, a latin1 copy, and a few integer writes.
 import { EDNS_DO, EDNS_OPTION, EDNS_UDP_SIZE, FLAG, RCODE_MASK, TYPE } from "../wire/constants.js";
 import type { Query } from "../wire/query.js";
-import type { StoredAnswer } from "./stored-answer.js";
+import { recordOf, type StoredAnswer } from "./stored-answer.js";
+import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, type WireStore } from "./wire-store.js";
 
 /** TTL of a stale answer (RFC 8767 §4 recommends 30 s). */
 export const STALE_TTL = 30;
@@ -48,33 +49,67 @@ export interface RenderOptions {
   stale?: boolean;
 }
 
-/** The stored answer for this client: its id, its question's spelling, current TTLs, its EDNS. */
-export function renderAnswer(e: StoredAnswer, query: Buffer, q: Query, opts: RenderOptions): Buffer {
-  const ede = opts.stale ? (e.negative ? 19 : 3) : e.ede;
+/**
+ * The core: the answer whose wire form is src[wireStart, +wireLen), TTL positions at ttlStart (TTL_PAIR
+ * bytes each), for this client: its id, its question's spelling, current TTLs, its EDNS.
+ */
+function render(
+  src: Buffer,
+  wireStart: number,
+  wireLen: number,
+  ttlStart: number,
+  ttlCount: number,
+  meta: { rcode: number; flags: number; ede: number; storedAt: number },
+  query: Buffer,
+  q: Query,
+  opts: RenderOptions,
+): Buffer {
+  const negative = (meta.flags & FLAG_NEGATIVE) !== 0;
+  const authoritative = (meta.flags & FLAG_AUTHORITATIVE) !== 0;
+  const ede = opts.stale ? (negative ? 19 : 3) : meta.ede;
   const optLen = q.edns ? OPT_SIZE + edeOption(ede) : 0;
-  const wireLen = e.wire.length;
   const questionEnd = q.nameEnd + 4;
-  if (wireLen + optLen > opts.limit) return renderTruncated(query, q, e.rcode, optLen, e.authoritative);
+  if (wireLen + optLen > opts.limit) return renderTruncated(query, q, meta.rcode, optLen, authoritative);
   const out = Buffer.allocUnsafe(wireLen + optLen);
-  out.latin1Write(e.wire, 0, wireLen);
+  src.copy(out, 0, wireStart, wireStart + wireLen);
   out[0] = query[0]!;
   out[1] = query[1]!;
-  out.writeUInt16BE(answerFlags(q.flags, e.rcode, e.authoritative, e.secure, q.dnssecOk), 2);
+  out.writeUInt16BE(answerFlags(q.flags, meta.rcode, authoritative, (meta.flags & FLAG_SECURE) !== 0, q.dnssecOk), 2);
   query.copy(out, 12, 12, questionEnd);
-  const ttls = e.ttls;
-  if (ttls.length > 0) {
-    if (opts.stale) {
-      for (let i = 0; i < ttls.length; i += 2) out.writeUInt32BE(Math.min(ttls[i + 1]!, STALE_TTL), ttls[i]!);
-    } else {
-      const age = Math.floor((opts.now - e.storedAt) / 1000);
-      if (age > 0) for (let i = 0; i < ttls.length; i += 2) out.writeUInt32BE(Math.max(ttls[i + 1]! - age, 0), ttls[i]!);
+  if (ttlCount > 0) {
+    const age = opts.stale ? 0 : Math.floor((opts.now - meta.storedAt) / 1000);
+    if (opts.stale || age > 0) {
+      for (let i = 0, p = ttlStart; i < ttlCount; i++, p += TTL_PAIR) {
+        const ttl = src.readUInt32LE(p + 2);
+        out.writeUInt32BE(opts.stale ? Math.min(ttl, STALE_TTL) : Math.max(ttl - age, 0), src.readUInt16LE(p));
+      }
     }
   }
   if (q.edns) {
-    writeOpt(out, wireLen, q, e.rcode, ede);
+    writeOpt(out, wireLen, q, meta.rcode, ede);
     out.writeUInt16BE(out.readUInt16BE(10) + 1, 10);
   }
   return out;
+}
+
+const recordMeta = { rcode: 0, flags: 0, ede: -1, storedAt: 0 };
+
+/** An answer from a cache's arena (see WireStore). */
+export function renderRecord(store: WireStore, off: number, query: Buffer, q: Query, opts: RenderOptions): Buffer {
+  recordMeta.rcode = store.rcode(off);
+  recordMeta.flags = store.flags(off);
+  recordMeta.ede = store.ede(off);
+  recordMeta.storedAt = store.storedAt(off);
+  const wireStart = store.wireStart(off);
+  const wireLen = store.wireLen(off);
+  return render(store.arena, wireStart, wireLen, wireStart + wireLen, store.ttlCount(off), recordMeta, query, q, opts);
+}
+
+/** A freshly built answer (forwarded now, synthesized, or not cacheable). */
+export function renderAnswer(a: StoredAnswer, query: Buffer, q: Query, opts: RenderOptions): Buffer {
+  const meta = { rcode: a.rcode, flags: recordOf(a).flags, ede: a.ede, storedAt: a.storedAt };
+  const withTtls = Buffer.concat([a.wire, a.ttlPairs]);
+  return render(withTtls, 0, a.wire.length, a.wire.length, a.ttlPairs.length / TTL_PAIR, meta, query, q, opts);
 }
 
 /** Header and question with TC set: the client retries over TCP. */

@@ -1,16 +1,16 @@
-// An answer kept in wire form, ready to send: the header (id and flags are patched per client), the
-// question, the records (no OPT; it is appended per client) and where each TTL sits. A hit copies the bytes,
+// An answer in wire form, ready to send: the header (id and flags are patched per client), the question,
+// the records (no OPT; it is appended per client) and where each TTL sits. Serving it copies the bytes,
 // writes the client's id, its question name (so its 0x20 case comes back) and the remaining TTLs: no
-// decoding, no encoding. Built once per upstream answer or local-zone lookup.
+// decoding, no encoding. Built once per upstream answer or local-zone lookup; the caches keep the same
+// bytes in their arena (wire-store.ts).
 import { RCODE, TYPE } from "../wire/constants.js";
 import { encodeMessage, type Message, type ResourceRecord } from "../wire/message.js";
-import type { LruNode } from "./lru.js";
+import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, type RecordInput } from "./wire-store.js";
 
-export interface StoredAnswer extends LruNode {
-  /** The message as latin1 text (compact in V8's heap: one byte per byte, no ArrayBuffer). */
-  wire: string;
-  /** Offset and stored TTL of each record, in pairs. Empty for local answers (their TTLs never age). */
-  ttls: number[];
+export interface StoredAnswer {
+  wire: Buffer;
+  /** u16 offset + u32 stored TTL of each record (TTL_PAIR bytes each); empty for local answers (they never age). */
+  ttlPairs: Buffer;
   rcode: number;
   /** Local zones are authoritative. */
   authoritative: boolean;
@@ -25,7 +25,6 @@ export interface StoredAnswer extends LruNode {
   staleUntil: number;
   /** Lifetime in seconds when stored, for prefetch decisions. */
   lifetime: number;
-  hits: number;
   negative: boolean;
   /** False for answers only worth passing on (SERVFAIL, a negative answer without SOA). */
   cacheable: boolean;
@@ -61,7 +60,6 @@ export function isNegative(msg: Pick<Message, "rcode" | "answers">): boolean {
 }
 
 export interface BuildOptions {
-  key: string;
   now: number;
   /** Keep DNSSEC records (the client set DO). */
   dnssecOk: boolean;
@@ -107,21 +105,20 @@ export function buildStoredAnswer(msg: Message, opts: BuildOptions): StoredAnswe
     }
   }
   const encoded = encodeMessage({ ...msg, id: 0, edns: undefined, answers, authorities, additionals } as Message);
-  const wire = encoded.wire.latin1Slice(0, encoded.wire.length);
-  const ttls: number[] = [];
+  const wire = Buffer.from(encoded.wire);
+  const ttlPairs = Buffer.allocUnsafe(policy === undefined ? 0 : encoded.ttlOffsets.length * TTL_PAIR);
   if (policy !== undefined) {
     const all = [...answers, ...authorities, ...additionals];
-    encoded.ttlOffsets.forEach((off, i) => ttls.push(off, all[i]!.ttl));
+    encoded.ttlOffsets.forEach((off, i) => {
+      ttlPairs.writeUInt16LE(off, i * TTL_PAIR);
+      ttlPairs.writeUInt32LE(all[i]!.ttl, i * TTL_PAIR + 2);
+    });
   }
   const now = opts.now;
   const expiresAt = policy === undefined ? Infinity : now + (cacheable ? lifetime * 1000 : 0);
   return {
-    key: opts.key,
-    size: wire.length + ttls.length * 8 + 160,
-    prev: undefined,
-    next: undefined,
     wire,
-    ttls,
+    ttlPairs,
     rcode: msg.rcode,
     authoritative: policy === undefined,
     secure: opts.secure ?? false,
@@ -130,8 +127,22 @@ export function buildStoredAnswer(msg: Message, opts: BuildOptions): StoredAnswe
     expiresAt,
     staleUntil: policy === undefined ? Infinity : expiresAt + policy.staleTtl * 1000,
     lifetime: policy === undefined ? 0 : lifetime,
-    hits: 0,
     negative,
     cacheable,
+  };
+}
+
+/** The flags byte the arena keeps for an answer. */
+export function recordOf(a: StoredAnswer): RecordInput {
+  return {
+    wire: a.wire,
+    ttlPairs: a.ttlPairs,
+    rcode: a.rcode,
+    flags: (a.authoritative ? FLAG_AUTHORITATIVE : 0) | (a.secure ? FLAG_SECURE : 0) | (a.negative ? FLAG_NEGATIVE : 0),
+    ede: a.ede,
+    storedAt: a.storedAt,
+    expiresAt: a.expiresAt,
+    staleUntil: a.staleUntil,
+    lifetime: a.lifetime,
   };
 }

@@ -3,15 +3,15 @@
 // whose match suffix is longest (coalesced: identical concurrent misses share one upstream query),
 // DNSSEC validation when the forwarder asks for it, cache, answer. Stale answers cover for failing
 // upstreams (RFC 8767); a hot answer near expiry is refreshed in the background.
-import { AnswerCache, type Lookup } from "../cache/answer-cache.js";
-import { Lru } from "../cache/lru.js";
-import { renderAnswer, renderError } from "../cache/render.js";
-import { buildStoredAnswer, type StoredAnswer } from "../cache/stored-answer.js";
+import { AnswerCache } from "../cache/answer-cache.js";
+import { renderAnswer, renderError, renderRecord } from "../cache/render.js";
+import { buildStoredAnswer, recordOf, type StoredAnswer } from "../cache/stored-answer.js";
+import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, WireStore } from "../cache/wire-store.js";
 import type { AnswerValidator, Validation } from "../dnssec/validation.js";
 import { CLASS, EDE, FLAG, RCODE, TYPE, rcodeName, typeName } from "../wire/constants.js";
 import { decodeMessage, type Message, type ResourceRecord } from "../wire/message.js";
 import { nameKey, nameToText, type Name } from "../wire/name.js";
-import { cacheKey, isProblem, parseQuery, udpLimit, type Query } from "../wire/query.js";
+import { cacheKey, isProblem, keyBuffer, parseQuery, queryKey, udpLimit, type Query } from "../wire/query.js";
 import { forward, Routes, type ForwardRule } from "../upstream/forwarder.js";
 import { upstreamQuestion, type UpstreamQuestion } from "../upstream/question.js";
 import { UpstreamError } from "../upstream/transport.js";
@@ -31,12 +31,20 @@ export type Reply = (out: Buffer, outcome?: Outcome) => void;
 /** How an answer came about (query log, lookup). */
 export type AnswerSource = "local" | "cache" | "stale" | "upstream" | "refused" | "error";
 
+/** Where an answer came from; `entry` is the answer when it was built for this query (not a stored hit). */
 export interface Outcome {
-  entry: StoredAnswer;
+  entry?: StoredAnswer;
   source: AnswerSource;
   upstream?: string;
   dnssec?: Validation["status"];
 }
+
+/** Where hits came from (shared: hits allocate nothing of their own). */
+const CACHE_HIT: Outcome = Object.freeze({ source: "cache" });
+const LOCAL_HIT: Outcome = Object.freeze({ source: "local" });
+
+/** An outcome with a built answer (everything but cache and memo hits). */
+export type Built = Outcome & { entry: StoredAnswer };
 
 const LOCAL_MEMO_ENTRIES = 20_000;
 /** Distinct questions on their way upstream at once; beyond it a flood of misses gets SERVFAIL at once. */
@@ -56,8 +64,9 @@ export interface ResolverParts {
 export class Resolver {
   readonly stats = new ResolverStats();
   readonly cache: AnswerCache;
-  private readonly local = new Lru<StoredAnswer>(LOCAL_MEMO_ENTRIES, LOCAL_MEMO_ENTRIES * 4096);
-  private readonly inflight = new Map<string, Promise<Outcome>>();
+  /** Local-zone answers already built, by question key (cleared when the zones change). */
+  private readonly local = new WireStore(LOCAL_MEMO_ENTRIES, LOCAL_MEMO_ENTRIES * 512);
+  private readonly inflight = new Map<string, Promise<Built>>();
   private zones: ZoneStore;
   private routes: Routes;
   private validator: AnswerValidator | undefined;
@@ -115,28 +124,64 @@ export class Resolver {
     }
     const now = this.now();
     const limit = client.protocol === "udp" ? udpLimit(q) : TCP_LIMIT;
-    const memo = this.local.get(q.key);
-    if (memo !== undefined) {
+    const memo = this.local.find(keyBuffer, 0, q.keyLen, q.keyHash);
+    if (memo >= 0) {
       stats.localAnswers++;
-      this.send(buf, q, client, limit, reply, { entry: memo, source: "local" }, now, started);
+      this.sendRecord(buf, q, client, limit, reply, this.local, memo, "local", now, started);
       return true;
     }
-    if (this.cache.enabled) {
-      const found = this.cache.lookup(q.key, now);
-      if (found.state === "fresh") {
+    const cache = this.cache;
+    if (cache.enabled) {
+      const off = cache.lookup(keyBuffer, q.keyLen, q.keyHash, now);
+      if (off >= 0 && cache.state === "fresh") {
         stats.cacheHits++;
-        this.send(buf, q, client, limit, reply, { entry: found.entry, source: "cache" }, now, started);
-        if (found.prefetch) this.prefetch(buf, q);
+        const prefetch = cache.prefetch;
+        this.sendRecord(buf, q, client, limit, reply, cache.store, off, "cache", now, started);
+        if (prefetch) this.prefetch(buf, q);
         return true;
       }
-      this.slow(buf, q, client, limit, reply, found, started).catch(() => this.stats.internalErrors++);
-      return true;
+      if (off >= 0) {
+        // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
+        const stale = this.copyRecord(cache.store, off);
+        this.slow(buf, q, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
+        return true;
+      }
     }
-    this.slow(buf, q, client, limit, reply, { state: "miss" }, started).catch(() => this.stats.internalErrors++);
+    this.slow(buf, q, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
     return true;
   }
 
-  private send(buf: Buffer, q: Query, client: ClientInfo, limit: number, reply: Reply, o: Outcome, now: number, started: number, stale = false): void {
+  private sendRecord(buf: Buffer, q: Query, client: ClientInfo, limit: number, reply: Reply, store: WireStore, off: number, source: AnswerSource, now: number, started: number): void {
+    const out = renderRecord(store, off, buf, q, { now, limit });
+    if ((out[2]! & 0x02) !== 0) this.stats.truncated++;
+    this.count(store.rcode(off));
+    const outcome = source === "cache" ? CACHE_HIT : LOCAL_HIT;
+    reply(out, outcome);
+    if (this.queryLog !== undefined) this.log(buf, q, client, outcome, out, started);
+  }
+
+  /** A stored record as a built answer (for stale answers served after an await). */
+  private copyRecord(store: WireStore, off: number): StoredAnswer {
+    const ws = store.wireStart(off);
+    const wl = store.wireLen(off);
+    const flags = store.flags(off);
+    return {
+      wire: Buffer.from(store.arena.subarray(ws, ws + wl)),
+      ttlPairs: Buffer.from(store.arena.subarray(ws + wl, ws + wl + store.ttlCount(off) * TTL_PAIR)),
+      rcode: store.rcode(off),
+      authoritative: (flags & FLAG_AUTHORITATIVE) !== 0,
+      secure: (flags & FLAG_SECURE) !== 0,
+      ede: store.ede(off),
+      storedAt: store.storedAt(off),
+      expiresAt: store.expiresAt(off),
+      staleUntil: store.staleUntil(off),
+      lifetime: store.lifetime(off),
+      negative: (flags & FLAG_NEGATIVE) !== 0,
+      cacheable: false,
+    };
+  }
+
+  private send(buf: Buffer, q: Query, client: ClientInfo, limit: number, reply: Reply, o: Built, now: number, started: number, stale = false): void {
     const out = renderAnswer(o.entry, buf, q, { now, limit, stale });
     if ((out[2]! & 0x02) !== 0) this.stats.truncated++;
     this.count(o.entry.rcode);
@@ -151,7 +196,7 @@ export class Resolver {
     else if (rcode === RCODE.REFUSED) this.stats.refused++;
   }
 
-  private log(buf: Buffer, q: Query, client: ClientInfo, o: Outcome, out: Buffer, started: number): void {
+  private log(buf: Buffer, q: Query, client: ClientInfo, o: Pick<Outcome, "source" | "upstream" | "dnssec">, out: Buffer, started: number): void {
     this.queryLog?.write({
       time: new Date().toISOString(),
       client: client.address,
@@ -180,36 +225,40 @@ export class Resolver {
     return true;
   }
 
-  private async slow(buf: Buffer, q: Query, client: ClientInfo, limit: number, reply: Reply, cached: Lookup, started: number): Promise<void> {
+  private async slow(buf: Buffer, q: Query, key: string, client: ClientInfo, limit: number, reply: Reply, stale: StoredAnswer | undefined, started: number): Promise<void> {
     const qname = Buffer.from(buf.subarray(12, q.nameEnd));
-    let outcome: Outcome;
-    let stale = false;
+    let outcome: Built;
+    let serveStale = false;
     try {
-      const special = this.special(q, qname);
+      const special = this.special(q, qname, key);
       if (special !== undefined) {
         outcome = special;
       } else {
-        const local = await this.fromZones(q, qname);
+        const local = await this.fromZones(q, qname, key);
         if (local !== undefined) {
           outcome = local;
-          if (local.source === "local" && local.entry.cacheable) this.local.set(local.entry);
+          if (local.source === "local" && local.entry.cacheable) {
+            const k = Buffer.from(key, "latin1");
+            this.local.set(k, 0, k.length, recordOf(local.entry));
+          }
           if (local.source === "local") this.stats.localAnswers++;
-        } else if (cached.state === "stale") {
-          [outcome, stale] = await this.refreshStale(q, qname, cached.entry);
+        } else if (stale !== undefined) {
+          [outcome, serveStale] = await this.refreshStale(q, qname, key, stale);
         } else {
           this.stats.cacheMisses++;
-          outcome = await this.resolveForward(q.key, qname, q.qtype, q.dnssecOk, q.checkingDisabled);
+          outcome = await this.resolveForward(key, qname, q.qtype, q.dnssecOk, q.checkingDisabled);
         }
       }
     } catch (err) {
-      outcome = this.failure(q, qname, err as Error);
+      outcome = this.failure(q, qname, key, err as Error);
     }
-    this.send(buf, q, client, limit, reply, outcome, this.now(), started, stale);
+    this.send(buf, q, client, limit, reply, outcome, this.now(), started, serveStale);
   }
 
   /** Meta queries answered without looking anything up. */
-  private special(q: Query, qname: Name): Outcome | undefined {
+  private special(q: Query, qname: Name, key: string): Built | undefined {
     if (q.qclass !== CLASS.IN) return this.synthesized(q, qname, RCODE.REFUSED, []);
+    void key;
     if (q.qtype === TYPE.ANY) {
       return this.synthesized(q, qname, RCODE.NOERROR, [{ name: qname, type: TYPE.HINFO, class: CLASS.IN, ttl: 3600, data: HINFO_RFC8482 }]);
     }
@@ -218,20 +267,21 @@ export class Resolver {
     return undefined;
   }
 
-  private synthesized(q: Query, qname: Name, rcode: number, answers: ResourceRecord[], authorities: ResourceRecord[] = [], source: AnswerSource = "local"): Outcome {
+  private synthesized(q: Query, qname: Name, rcode: number, answers: ResourceRecord[], authorities: ResourceRecord[] = [], source: AnswerSource = "local"): Built {
     const msg: Message = { id: 0, flags: FLAG.QR, rcode, questions: [{ name: qname, type: q.qtype, class: q.qclass }], answers, authorities, additionals: [] };
-    const entry = buildStoredAnswer(msg, { key: q.key, now: this.now(), dnssecOk: q.dnssecOk });
+    const entry = buildStoredAnswer(msg, { now: this.now(), dnssecOk: q.dnssecOk });
     entry.authoritative = false;
     entry.cacheable = false;
     return { entry, source };
   }
 
   /** Local zones; a CNAME chain that leaves them is completed through the forwarder. */
-  private async fromZones(q: Query, qname: Name): Promise<Outcome | undefined> {
+  private async fromZones(q: Query, qname: Name, key: string): Promise<Built | undefined> {
     const za = this.zones.lookup(qname, q.qtype);
     if (za === undefined) return undefined;
     const msg: Message = { id: 0, flags: FLAG.QR | FLAG.AA, rcode: za.rcode, questions: [{ name: qname, type: q.qtype, class: CLASS.IN }], answers: za.answers, authorities: za.authorities, additionals: [] };
-    if (za.chase === undefined) return { entry: buildStoredAnswer(msg, { key: q.key, now: this.now(), dnssecOk: q.dnssecOk }), source: "local" };
+    void key;
+    if (za.chase === undefined) return { entry: buildStoredAnswer(msg, { now: this.now(), dnssecOk: q.dnssecOk }), source: "local" };
     const target = za.chase;
     const rest = await this.resolveForward(cacheKey(nameKey(target), q.qtype, CLASS.IN, q.dnssecOk, q.checkingDisabled), target, q.qtype, q.dnssecOk, q.checkingDisabled).catch(() => undefined);
     const tail = rest === undefined ? undefined : parseTail(rest.entry);
@@ -242,16 +292,16 @@ export class Resolver {
       answers: [...za.answers, ...(tail?.answers ?? [])],
       authorities: tail?.authorities ?? [],
     };
-    const entry = buildStoredAnswer(combined, { key: q.key, now: this.now(), dnssecOk: q.dnssecOk });
+    const entry = buildStoredAnswer(combined, { now: this.now(), dnssecOk: q.dnssecOk });
     entry.authoritative = false;
     entry.cacheable = false;
     return { entry, source: "upstream", ...(rest?.upstream !== undefined ? { upstream: rest.upstream } : {}) };
   }
 
   /** A stale entry: try upstreams first; if they fail, the stale answer (RFC 8767 §5). */
-  private async refreshStale(q: Query, qname: Name, entry: StoredAnswer): Promise<[Outcome, boolean]> {
+  private async refreshStale(q: Query, qname: Name, key: string, entry: StoredAnswer): Promise<[Built, boolean]> {
     try {
-      const fresh = await this.resolveForward(q.key, qname, q.qtype, q.dnssecOk, q.checkingDisabled);
+      const fresh = await this.resolveForward(key, qname, q.qtype, q.dnssecOk, q.checkingDisabled);
       if (fresh.entry.rcode !== RCODE.SERVFAIL) return [fresh, false];
     } catch {
       // fall through to the stale answer
@@ -261,13 +311,15 @@ export class Resolver {
   }
 
   private prefetch(buf: Buffer, q: Query): void {
-    if (this.inflight.has(q.key)) return;
+    const key = queryKey(q);
+    if (this.inflight.has(key)) return;
     this.stats.prefetches++;
     const qname = Buffer.from(buf.subarray(12, q.nameEnd));
-    this.resolveForward(q.key, qname, q.qtype, q.dnssecOk, q.checkingDisabled).catch(() => undefined);
+    this.resolveForward(key, qname, q.qtype, q.dnssecOk, q.checkingDisabled).catch(() => undefined);
   }
 
-  private failure(q: Query, qname: Name, err: Error): Outcome {
+  private failure(q: Query, qname: Name, key: string, err: Error): Built {
+    void key;
     if (err instanceof NoRoute) return this.synthesized(q, qname, RCODE.REFUSED, [], [], "refused");
     const ede = err instanceof UpstreamError && err.reason === "timeout" ? EDE.NO_REACHABLE_AUTHORITY : EDE.NETWORK_ERROR;
     const o = this.synthesized(q, qname, RCODE.SERVFAIL, [], [], "error");
@@ -279,7 +331,7 @@ export class Resolver {
    * The forwarded answer for a question, coalesced with any identical one already on its way, validated
    * when the rule wants it, and cached.
    */
-  resolveForward(key: string, qname: Name, qtype: number, dnssecOk: boolean, checkingDisabled: boolean): Promise<Outcome> {
+  resolveForward(key: string, qname: Name, qtype: number, dnssecOk: boolean, checkingDisabled: boolean): Promise<Built> {
     const running = this.inflight.get(key);
     if (running !== undefined) {
       this.stats.coalesced++;
@@ -296,7 +348,7 @@ export class Resolver {
     return p;
   }
 
-  private async forwardOnce(key: string, qname: Name, qtype: number, dnssecOk: boolean, checkingDisabled: boolean, rule: ForwardRule): Promise<Outcome> {
+  private async forwardOnce(key: string, qname: Name, qtype: number, dnssecOk: boolean, checkingDisabled: boolean, rule: ForwardRule): Promise<Built> {
     const validate = rule.config.dnssecValidate && this.validator !== undefined && !checkingDisabled;
     const question = upstreamQuestion(qname, qtype, { dnssecOk: dnssecOk || validate, checkingDisabled: checkingDisabled || validate });
     const attemptMs = rule.config.healthcheck.timeoutMs;
@@ -308,12 +360,12 @@ export class Resolver {
       if (verdict.status === "bogus") {
         this.stats.dnssecBogus++;
         const failed: Message = { id: 0, flags: FLAG.QR, rcode: RCODE.SERVFAIL, questions: msg.questions, answers: [], authorities: [], additionals: [] };
-        const entry = buildStoredAnswer(failed, { key, now: this.now(), dnssecOk, policy: this.cache.policy, ede: verdict.ede ?? EDE.DNSSEC_BOGUS });
+        const entry = buildStoredAnswer(failed, { now: this.now(), dnssecOk, policy: this.cache.policy, ede: verdict.ede ?? EDE.DNSSEC_BOGUS });
         return { entry, source: "upstream", upstream: upstream.name, dnssec: "bogus" };
       }
     }
-    const entry = buildStoredAnswer(msg, { key, now: this.now(), dnssecOk, policy: this.cache.policy, secure: verdict?.status === "secure" });
-    if (entry.cacheable) this.cache.store(entry);
+    const entry = buildStoredAnswer(msg, { now: this.now(), dnssecOk, policy: this.cache.policy, secure: verdict?.status === "secure" });
+    if (entry.cacheable) this.cache.save(key, entry);
     return { entry, source: "upstream", upstream: upstream.name, ...(verdict !== undefined ? { dnssec: verdict.status } : {}) };
   }
 
@@ -321,8 +373,8 @@ export class Resolver {
   flush(name?: Name): number {
     this.local.clear();
     if (name === undefined) return this.cache.flush();
-    const prefix = nameKey(name);
-    return this.cache.flush((k) => k.length === prefix.length + 5 && k.startsWith(prefix));
+    const prefix = Buffer.from(nameKey(name), "latin1");
+    return this.cache.flush((k) => k.length === prefix.length + 5 && k.subarray(0, prefix.length).equals(prefix));
   }
 
   inflightCount(): number {
@@ -348,7 +400,7 @@ function parseTail(entry: StoredAnswer): Pick<Message, "rcode" | "answers" | "au
 }
 
 function decodeStored(entry: StoredAnswer): Message {
-  const buf = Buffer.from(entry.wire, "latin1");
+  const buf = Buffer.from(entry.wire);
   buf.writeUInt16BE((buf.readUInt16BE(2) & ~0x000f) | (entry.rcode & 0x0f), 2);
   return decodeMessage(buf);
 }

@@ -1,7 +1,8 @@
 // Plain DNS over UDP to one upstream. Queries leave from a small pool of sockets on kernel-chosen random
-// ports, each retired after a while so the port keeps changing (RFC 5452); ids are random. A reply is
-// taken only from the upstream's address and port, with a pending id, and when `accept` says it answers
-// the query; anything else is dropped and the query keeps waiting.
+// ports, each retired after a while so the port keeps changing (RFC 5452); ids are random. The sockets are
+// connected to the upstream: the kernel drops datagrams from anyone else, and a send needs no address
+// lookup. A reply is taken only with a pending id and when `accept` says it answers the query; anything
+// else is dropped and the query keeps waiting.
 import { createSocket, type Socket } from "node:dgram";
 import { isIP } from "node:net";
 import { randomBelow, randomId } from "./random.js";
@@ -12,6 +13,7 @@ const USES_PER_SOCKET = 200;
 
 interface Pending {
   accept: (reply: Buffer) => boolean;
+  fail: (err: UpstreamError) => void;
 }
 
 interface PooledSocket {
@@ -45,17 +47,26 @@ export class UdpTransport implements Transport {
     entry.ready = new Promise<void>((resolve, reject) => {
       socket.once("error", reject);
       socket.bind({ port: 0, exclusive: true }, () => {
-        socket.off("error", reject);
         try {
           this.opts.prepare?.(socket);
-          resolve();
         } catch (err) {
+          socket.off("error", reject);
           reject(err as Error);
+          return;
         }
+        socket.connect(this.opts.port, this.opts.address, () => {
+          socket.off("error", reject);
+          resolve();
+        });
       });
     });
     entry.ready.catch(() => undefined);
-    socket.on("error", () => undefined);
+    // On a connected socket the kernel reports ICMP port unreachable: the upstream is not listening, so
+    // whatever waits on this socket fails now instead of at its timeout.
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "ECONNREFUSED") return;
+      for (const p of [...entry.pending.values()]) p.fail(new UpstreamError("network", `${this.opts.address}:${this.opts.port} refused (port unreachable)`));
+    });
     socket.on("message", (msg, rinfo) => {
       if (rinfo.port !== this.opts.port || rinfo.address !== this.opts.address || msg.length < 2) return;
       const p = entry.pending.get(msg.readUInt16BE(0));
@@ -108,6 +119,11 @@ export class UdpTransport implements Transport {
           resolve(value);
           return true;
         },
+        fail: (err) => {
+          clearTimeout(timer);
+          s.pending.delete(id);
+          reject(err);
+        },
       });
       const failed = (err: Error): void => {
         if (!s.pending.has(id)) return;
@@ -118,7 +134,7 @@ export class UdpTransport implements Transport {
       s.ready.then(
         () => {
           try {
-            s.socket.send(query, this.opts.port, this.opts.address, (err) => err && failed(err));
+            s.socket.send(query, (err) => err && failed(err));
           } catch (err) {
             // Closed meanwhile (reload, stop).
             failed(err as Error);

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { CLASS, EDNS_DO, FLAG, RCODE, TYPE } from "./constants.js";
 import { decodeMessage, encodeMessage, type Message } from "./message.js";
 import { nameFromText, nameToText } from "./name.js";
-import { isProblem, parseQuery } from "./query.js";
+import { isProblem, parseQuery, queryKey } from "./query.js";
+import { hashKey } from "../cache/wire-store.js";
 import { parseRecordData, printRecordData } from "../zones/record-text.js";
 
 const rr = (name: string, type: keyof typeof TYPE, data: string, ttl = 300) => ({ name: nameFromText(name), type: TYPE[type], class: CLASS.IN, ttl, data: parseRecordData(TYPE[type], data) });
@@ -92,15 +93,21 @@ describe("query parser", () => {
     );
 
   it("keys a question by lower-cased name, type, class and the DO/CD bits", () => {
-    const a = parseQuery(query("WWW.Example.com", "A"));
-    const b = parseQuery(query("www.example.COM", "A"));
-    const c = parseQuery(query("www.example.com", "A", { do: true }));
-    const d = parseQuery(query("www.example.com", "AAAA"));
-    if (isProblem(a) || isProblem(b) || isProblem(c) || isProblem(d)) throw new Error("parse failed");
+    const keyOf = (wire: Buffer) => {
+      const q = parseQuery(wire);
+      if (isProblem(q)) throw new Error("parse failed");
+      return { q, key: queryKey(q) };
+    };
+    const a = keyOf(query("WWW.Example.com", "A"));
+    const b = keyOf(query("www.example.COM", "A"));
+    const c = keyOf(query("www.example.com", "A", { do: true }));
+    const d = keyOf(query("www.example.com", "AAAA"));
     expect(a.key).toBe(b.key);
+    expect(a.q.keyHash).toBe(b.q.keyHash);
     expect(new Set([a.key, c.key, d.key]).size).toBe(3);
-    expect(a.key.slice(0, a.nameLength)).toBe(nameFromText("www.example.com").toString("latin1"));
-    expect([a.edns, a.udpSize, c.dnssecOk, a.qtype, a.id]).toEqual([true, 4096, true, TYPE.A, 99]);
+    expect(a.key.slice(0, a.q.nameLength)).toBe(nameFromText("www.example.com").toString("latin1"));
+    expect(a.q.keyHash).toBe(hashKey(Buffer.from(a.key, "latin1"), 0, a.key.length));
+    expect([a.q.edns, a.q.udpSize, c.q.dnssecOk, a.q.qtype, a.q.id]).toEqual([true, 4096, true, TYPE.A, 99]);
   });
 
   it("says FORMERR, NOTIMP or drop for what it cannot answer", () => {

@@ -1,6 +1,7 @@
 // The hot path's parser: a client's query read without decoding the whole message. It checks what a
-// server must check (header, one uncompressed question, at most one OPT) and produces the cache key in one
-// flat latin1 string: the lower-cased question name, type and class, plus a byte for the DO and CD bits.
+// server must check (header, one uncompressed question, at most one OPT) and builds the cache key in a
+// shared buffer (no allocation): the lower-cased question name, type and class, plus a byte for the DO and
+// CD bits, with its FNV-1a hash. The key bytes stay valid until the next parse; queryKey() copies them.
 import { CLASSIC_UDP_SIZE, EDNS_DO, EDNS_UDP_SIZE, FLAG, MAX_LABEL_LENGTH, MAX_NAME_LENGTH, OPCODE_MASK, TYPE } from "./constants.js";
 
 export interface Query {
@@ -12,9 +13,11 @@ export interface Query {
   nameEnd: number;
   qtype: number;
   qclass: number;
-  /** Lower-cased name + type + class + (DO | CD << 1): the cache key. */
-  key: string;
-  /** Length of the name part of `key` (key.slice(0, nameLength) is the name's map key). */
+  /** Length of the key in keyBuffer: lower-cased name + type + class + (DO | CD << 1). */
+  keyLen: number;
+  /** FNV-1a of the key bytes (the cache's hash). */
+  keyHash: number;
+  /** Length of the name part of the key. */
   nameLength: number;
   edns: boolean;
   ednsVersion: number;
@@ -111,6 +114,11 @@ export function parseQuery(buf: Buffer): Query | QueryProblem {
   keyScratch[k + 3] = buf[nameEnd + 3]!;
   const checkingDisabled = (flags & FLAG.CD) !== 0;
   keyScratch[k + 4] = 0x30 | (dnssecOk ? 1 : 0) | (checkingDisabled ? 2 : 0);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < k + 5; i++) {
+    hash ^= keyScratch[i]!;
+    hash = Math.imul(hash, 0x01000193);
+  }
   return {
     id: (buf[0]! << 8) | buf[1]!,
     flags,
@@ -118,7 +126,8 @@ export function parseQuery(buf: Buffer): Query | QueryProblem {
     nameEnd,
     qtype,
     qclass,
-    key: keyScratch.latin1Slice(0, k + 5),
+    keyLen: k + 5,
+    keyHash: hash >>> 0,
     nameLength: k,
     edns,
     ednsVersion,
@@ -126,6 +135,14 @@ export function parseQuery(buf: Buffer): Query | QueryProblem {
     dnssecOk,
     checkingDisabled,
   };
+}
+
+/** The buffer the last parse left its key in (valid until the next parse). */
+export const keyBuffer: Buffer = keyScratch;
+
+/** The last parsed query's key as a string (for maps that outlive the parse). */
+export function queryKey(q: Pick<Query, "keyLen">): string {
+  return keyScratch.latin1Slice(0, q.keyLen);
 }
 
 export function isProblem(q: Query | QueryProblem): q is QueryProblem {

@@ -40,11 +40,14 @@ function commonArgs(instance: string, dirs: DaemonDirs): string[] {
   return ["--instance", instance, "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir];
 }
 
-/** routerd's own daemons run with the same node as routerd. */
-function nodeDaemon(daemon: string, args: string[]): { command: string[]; match: string } {
+/** routerd's own daemons run with the same node as routerd (with the V8 flags their launcher's shebang names). */
+function nodeDaemon(daemon: string, args: string[], nodeFlags: string[] = []): { command: string[]; match: string } {
   const program = daemonProgram(daemon);
-  return { command: [process.execPath, program, ...args], match: program };
+  return { command: [process.execPath, ...nodeFlags, program, ...args], match: program };
 }
+
+/** A small young generation keeps the resolver's resident size down under load (see its launcher). */
+const DNS_RESOLVER_NODE_FLAGS = ["--max-semi-space-size=2"];
 
 export interface DaemonKind {
   daemon: string;
@@ -159,7 +162,7 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         return {
           daemon: DNS_RESOLVER_DAEMON,
           instance,
-          ...nodeDaemon(DNS_RESOLVER_DAEMON, [...commonArgs(instance, dirs), "--config", config]),
+          ...nodeDaemon(DNS_RESOLVER_DAEMON, [...commonArgs(instance, dirs), "--config", config], DNS_RESOLVER_NODE_FLAGS),
           config: { path: config, content: JSON.stringify(content, null, 2) + "\n" },
         };
       }),
