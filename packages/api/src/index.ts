@@ -92,4 +92,4 @@ export { DNS_RESOLVER_DAEMON, fqdn, resolversOfUpstream, resolversOfZone } from 
 export { DEFAULT_DNS_SOURCES, type DNSResolverSpec } from "./kinds/dns-resolver.js";
 export { zoneRecordName, type DNSZoneSpec } from "./kinds/dns-zone.js";
 export type { DNSForwarderSpec } from "./kinds/dns-forwarder.js";
-export { DNS_DEFAULT_PORTS, type DNSUpstreamSpec } from "./kinds/dns-upstream.js";
+export { DNS_DEFAULT_PORTS, upstreamAddresses, upstreamUrl, type DNSUpstreamSpec } from "./kinds/dns-upstream.js";

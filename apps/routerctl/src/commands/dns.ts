@@ -83,7 +83,7 @@ export function lookupText(r: LookupResponse): string {
 const stats: Command = {
   name: "stats",
   summary: "counters, cache size, listeners, zones and upstream health and latency",
-  usage: "dns stats [--resolver NAME] [--json] [--run-dir DIR]",
+  usage: "stats [--resolver NAME] [--json] [--run-dir DIR]",
   options: OPTIONS,
   examples: [{ command: "routerctl dns stats", description: "hit rate, upstream states and round-trip times" }],
   run: (v, io) =>
@@ -96,7 +96,7 @@ const stats: Command = {
 const flush: Command = {
   name: "flush",
   summary: "drop cached answers: all of them, or those for one name",
-  usage: "dns flush [NAME] [--resolver NAME] [--json] [--run-dir DIR]",
+  usage: "flush [NAME] [--resolver NAME] [--json] [--run-dir DIR]",
   options: OPTIONS,
   positionals: [{ name: "NAME", description: "a domain name (every type); none: the whole cache", optional: true }],
   examples: [
@@ -113,7 +113,7 @@ const flush: Command = {
 const lookup: Command = {
   name: "lookup",
   summary: "resolve a name through the resolver, as a client's query would be",
-  usage: "dns lookup NAME [TYPE] [--dnssec] [--resolver NAME] [--json] [--run-dir DIR]",
+  usage: "lookup NAME [TYPE] [--dnssec] [--resolver NAME] [--json] [--run-dir DIR]",
   options: { ...OPTIONS, dnssec: { type: "boolean", description: "ask with DO set (DNSSEC records, AD when validated)" } },
   positionals: [
     { name: "NAME", description: "the domain name to look up" },
@@ -142,5 +142,9 @@ export const dnsCommand: Command = {
   usage: "dns (stats | flush [NAME] | lookup NAME [TYPE]) [options]",
   description: "Talks to routerd-dns-resolver over <run-dir>/dns-resolver/<DNSResolver>.sock.",
   options: OPTIONS,
+  examples: [
+    { command: "routerctl dns stats", description: "counters, cache, listeners, zones, upstream health" },
+    { command: "routerctl dns lookup nas.lan", description: "a name through the resolver, with where the answer came from" },
+  ],
   subcommands: [stats, flush, lookup],
 };

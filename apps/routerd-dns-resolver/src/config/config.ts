@@ -69,6 +69,7 @@ export interface ForwarderConfig {
   upstreams: string[];
   /** Local zones (by DNSZone name) that answer these names instead of upstreams. */
   zones: string[];
+  // No upstreams (and no zones) is allowed: an upstream waiting for its address. Names it matches get SERVFAIL.
   dnssecValidate: boolean;
   healthcheck: HealthcheckConfig;
 }
@@ -224,7 +225,6 @@ function parseForwarder(r: Reader, v: unknown): ForwarderConfig | undefined {
   const dnssecValidate = o.dnssecValidate === undefined ? false : (r.at("dnssecValidate").bool(o.dnssecValidate) ?? false);
   const healthcheck = parseHealthcheck(r.at("healthcheck"), o.healthcheck);
   if (name === undefined) return undefined;
-  if (upstreams.length === 0 && zones.length === 0) r.fail("needs upstreams or zones");
   return { name, match, upstreams, zones, dnssecValidate, healthcheck };
 }
 

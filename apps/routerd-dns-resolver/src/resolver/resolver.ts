@@ -321,7 +321,8 @@ export class Resolver {
   private failure(q: Query, qname: Name, key: string, err: Error): Built {
     void key;
     if (err instanceof NoRoute) return this.synthesized(q, qname, RCODE.REFUSED, [], [], "refused");
-    const ede = err instanceof UpstreamError && err.reason === "timeout" ? EDE.NO_REACHABLE_AUTHORITY : EDE.NETWORK_ERROR;
+    const reason = err instanceof UpstreamError ? err.reason : "";
+    const ede = reason === "timeout" ? EDE.NO_REACHABLE_AUTHORITY : reason === "notReady" ? EDE.NOT_READY : EDE.NETWORK_ERROR;
     const o = this.synthesized(q, qname, RCODE.SERVFAIL, [], [], "error");
     o.entry.ede = ede;
     return o;
@@ -338,7 +339,8 @@ export class Resolver {
       return running;
     }
     const rule = this.routes.route(qname);
-    if (rule === undefined || rule.upstreams.length === 0) return Promise.reject(new NoRoute());
+    if (rule === undefined) return Promise.reject(new NoRoute());
+    if (rule.upstreams.length === 0) return Promise.reject(new UpstreamError("notReady", `forwarder ${rule.config.name} has no upstream address yet`));
     if (this.inflight.size >= MAX_INFLIGHT) {
       this.stats.overloaded++;
       return Promise.reject(new UpstreamError("overload", `${MAX_INFLIGHT} questions already on their way upstream`));

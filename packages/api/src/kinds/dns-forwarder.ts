@@ -45,4 +45,6 @@ export const dnsForwarderKind = defineKind<DNSForwarderSpec>({
     }
   },
   intents: (res) => [resolverDaemonIntent(res.owner, res.spec.resolver)],
+  status: (res) => ({ fields: { resolver: res.spec.resolver, upstreams: res.spec.upstreams.map((u) => `DNSUpstream/${u}`) } }),
+  provides: { resolver: "string", upstreams: "stringList" },
 });

@@ -1,6 +1,7 @@
 import { durationMs, formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import { fromSources } from "../status-source.js";
 import { ipNetwork, resolverDaemonIntent } from "./dns-common.js";
 
 const ttl = (fallback: string, description: string) => t.withDefault(formats.duration().describe(description), fallback);
@@ -11,6 +12,7 @@ export const dnsResolverSpec = t.object({
       t.object({
         name: t.optional(t.string({ pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, patternHint: "a listener name" }).describe("label for status and logs")),
         addresses: t.withDefault(t.array(formats.ip(), { unique: true }).describe("addresses to answer on (UDP and TCP)"), []),
+        addressFrom: t.optional(fromSources({ format: "ip", into: "addresses" }).describe("more addresses from status, e.g. {resource: Interface/lan, field: primaryIPv4}")),
         port: t.withDefault(formats.port(), 53),
         sources: t.optional(
           t.array(ipNetwork(), { minItems: 1 }).describe("client networks allowed to query; others get REFUSED (default: loopback and private networks)"),
@@ -55,7 +57,7 @@ export const dnsResolverKind = defineKind<DNSResolverSpec>({
   check(res, ctx) {
     const s = res.spec;
     s.listen.forEach((l, i) => {
-      if (l.addresses.length === 0) ctx.error(["listen", i, "addresses"], "must list at least one address", "addresses: [192.168.1.1]");
+      if (l.addresses.length === 0 && l.addressFrom === undefined) ctx.error(["listen", i, "addresses"], "must list at least one address", "addresses: [192.168.1.1], or addressFrom: [{resource: Interface/lan, field: primaryIPv4}]");
     });
     const seen = new Map<string, string>();
     for (const other of ctx.all<DNSResolverSpec>("DNSResolver")) {
@@ -75,4 +77,12 @@ export const dnsResolverKind = defineKind<DNSResolverSpec>({
     }
   },
   intents: (res) => [resolverDaemonIntent(res.owner, res.metadata.name)],
+  status: (res) => ({
+    fields: {
+      listeners: res.spec.listen.length,
+      listenAddresses: [...new Set(res.spec.listen.flatMap((l) => l.addresses))],
+      sources: res.spec.listen.reduce((n, l) => n + (l.sources ?? DEFAULT_DNS_SOURCES).length, 0),
+    },
+  }),
+  provides: { listeners: "int", listenAddresses: "stringList", sources: "int", updatedAt: "timestamp" },
 });

@@ -1,6 +1,7 @@
 import { formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import { fromSource } from "../status-source.js";
 import { dnsName, fqdn, resolverDaemonIntent, resolversOfZone } from "./dns-common.js";
 
 const LABEL_OR_NAME = /^(@|[A-Za-z0-9_*]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?)$/;
@@ -13,7 +14,9 @@ export const dnsZoneSpec = t.object({
       t.object({
         hostname: t.string({ pattern: LABEL_OR_NAME, patternHint: "a host name, relative to the zone (router) or absolute (router.lan.)" }),
         ipv4: t.optional(formats.ipv4()),
+        ipv4From: t.optional(fromSource({ format: "ipv4", into: "ipv4" }).describe("the address from status, e.g. {resource: DHCPv4Client/wan, field: currentAddress}")),
         ipv6: t.optional(formats.ipv6()),
+        ipv6From: t.optional(fromSource({ format: "ipv6", into: "ipv6" }).describe("the address from status, e.g. {resource: IPv6DelegatedAddress/lan, field: address}")),
         cname: t.optional(dnsName().describe("an alias: the name this one stands for (routerd extension)")),
         ttl: t.optional(t.int({ min: 0, max: 604_800 })),
       }),
@@ -64,8 +67,8 @@ export const dnsZoneKind = defineKind<DNSZoneSpec>({
   check(res, ctx) {
     const s = res.spec;
     s.records.forEach((r, i) => {
-      const set = [r.ipv4, r.ipv6, r.cname].filter((v) => v !== undefined).length;
-      if (set === 0) ctx.error(["records", i], "needs ipv4, ipv6 or cname");
+      const set = [r.ipv4 ?? r.ipv4From, r.ipv6 ?? r.ipv6From, r.cname].filter((v) => v !== undefined).length;
+      if (set === 0) ctx.error(["records", i], "needs ipv4, ipv6 or cname (or ipv4From/ipv6From)");
       if (r.cname !== undefined && set > 1) ctx.error(["records", i, "cname"], "an alias cannot have addresses too (RFC 1034 §3.6.2)", "put the addresses on the name the alias points to");
       const name = zoneRecordName(s.zone, r.hostname);
       if (!within(name, s.zone)) ctx.error(["records", i, "hostname"], `${name} is outside the zone ${fqdn(s.zone)}`);
@@ -85,4 +88,14 @@ export const dnsZoneKind = defineKind<DNSZoneSpec>({
     }
   },
   intents: (res, view) => resolversOfZone(view, res.metadata.name).map((r) => resolverDaemonIntent(res.owner, r)),
+  status: (res) => {
+    const s = res.spec;
+    const usable = s.records.filter((r) => r.ipv4 !== undefined || r.ipv6 !== undefined || r.cname !== undefined);
+    // Records whose (optional) address source has no value yet: published once it has one.
+    const pending = s.records
+      .filter((r) => (r.ipv4From !== undefined && r.ipv4 === undefined) || (r.ipv6From !== undefined && r.ipv6 === undefined))
+      .map((r) => ({ hostname: r.hostname, waitingFor: [r.ipv4 === undefined ? r.ipv4From : undefined, r.ipv6 === undefined ? r.ipv6From : undefined].filter((f) => f !== undefined).map((f) => `${f!.resource}.${f!.field}`) }));
+    return { fields: { zone: fqdn(s.zone), records: usable.length, pendingRecords: pending } };
+  },
+  provides: { zone: "string", records: "int", pendingRecords: "objectList", updatedAt: "timestamp" },
 });

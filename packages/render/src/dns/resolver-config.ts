@@ -11,6 +11,7 @@ import {
   ipv4Network,
   resolversOfZone,
   staticAddressOf,
+  upstreamAddresses,
   zoneRecordName,
   type ConfigView,
   type DHCPv4ServerSpec,
@@ -60,11 +61,16 @@ function zoneConfig(view: ConfigView, name: string, z: DNSZoneSpec, stateDir: st
   return out;
 }
 
-function upstreamConfig(view: ConfigView, name: string, u: DNSUpstreamSpec): Record<string, unknown> {
+/** Daemon-side names of an upstream's addresses: the resource's name, then name.2, name.3 (no resource name has a dot). */
+function addressNames(name: string, u: DNSUpstreamSpec): { name: string; address: string }[] {
+  return upstreamAddresses(u).map((address, i) => ({ name: i === 0 ? name : `${name}.${i + 1}`, address }));
+}
+
+function upstreamConfig(view: ConfigView, name: string, address: string, u: DNSUpstreamSpec): Record<string, unknown> {
   return {
     name,
     protocol: u.protocol,
-    address: u.address ?? "",
+    address,
     port: u.port ?? DNS_DEFAULT_PORTS[u.protocol],
     ...(u.path !== undefined ? { path: u.path } : {}),
     ...(u.tlsName !== undefined ? { tlsName: u.tlsName } : {}),
@@ -79,7 +85,14 @@ export function renderDnsResolverConfig(ctx: DnsResolverRenderContext): Record<s
   if (res === undefined) throw new Error(`no DNSResolver named ${resolver}`);
   const s = res.spec;
   const forwarders = view.all<DNSForwarderSpec>("DNSForwarder").filter((f) => f.spec.resolver === resolver);
-  const upstreamNames = [...new Set(forwarders.flatMap((f) => f.spec.upstreams))];
+  // An upstream without an address yet (addressFrom waiting for a lease) is left out; its forwarder answers
+  // SERVFAIL meanwhile.
+  const upstreams = new Map(
+    [...new Set(forwarders.flatMap((f) => f.spec.upstreams))].map((n) => {
+      const u = view.find<DNSUpstreamSpec>("DNSUpstream", n);
+      return [n, u === undefined ? [] : addressNames(n, u.spec).map((a) => ({ ...a, spec: u.spec }))] as const;
+    }),
+  );
   const zones = view.all<DNSZoneSpec>("DNSZone").filter((z) => resolversOfZone(view, z.metadata.name).includes(resolver));
   return {
     listen: s.listen.map((l, i) => ({ name: l.name ?? `listen-${i}`, addresses: l.addresses, port: l.port, sources: l.sources ?? DEFAULT_DNS_SOURCES })),
@@ -90,7 +103,7 @@ export function renderDnsResolverConfig(ctx: DnsResolverRenderContext): Record<s
     forwarders: forwarders.map((f) => ({
       name: f.metadata.name,
       match: f.spec.match.map(fqdn),
-      upstreams: f.spec.upstreams,
+      upstreams: f.spec.upstreams.flatMap((n) => (upstreams.get(n) ?? []).map((a) => a.name)),
       zones: f.spec.zoneRefs,
       dnssecValidate: f.spec.dnssecValidate,
       healthcheck: {
@@ -100,9 +113,6 @@ export function renderDnsResolverConfig(ctx: DnsResolverRenderContext): Record<s
         passThreshold: f.spec.healthcheck.passThreshold,
       },
     })),
-    upstreams: upstreamNames.flatMap((n) => {
-      const u = view.find<DNSUpstreamSpec>("DNSUpstream", n);
-      return u ? [upstreamConfig(view, n, u.spec)] : [];
-    }),
+    upstreams: [...upstreams.values()].flat().map((a) => upstreamConfig(view, a.name, a.address, a.spec)),
   };
 }
