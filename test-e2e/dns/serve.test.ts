@@ -1,6 +1,7 @@
 // The LAN's resolver through `routerd serve`: DNSResolver, DNSZone (records and DHCP names from the managed
 // dnsmasq's leases), DNSForwarder and DNSUpstream rendered into routerd-dns-resolver's config and
-// supervised; the firewall (input policy drop) gets the derived 53/udp+tcp hole; a LAN client (busybox
+// supervised, the listen address read from the LAN interface's status and the upstream's address from the
+// WAN DHCP client's lease (addressFrom); the firewall (input policy drop) gets the derived 53/udp+tcp hole; a LAN client (busybox
 // routerd-dhcpv4-client) gets a lease and its name resolves within 2 s, and disappears after release; forwarding goes
 // to unbound in an "isp" namespace; `routerctl dns` answers; a config change reaches the daemon by SIGHUP.
 import { execFileSync, type ChildProcess } from "node:child_process";
@@ -28,10 +29,11 @@ const resources = (extra: ResourceDoc[] = []): ResourceDoc[] => [
   res("Interface", "lan", { ifname: lanIf }),
   res("Interface", "wan", { ifname: wanIf }),
   res("IPv4StaticAddress", "lan-addr", { interface: "lan", address: `${ROUTER}/24` }),
-  res("IPv4StaticAddress", "wan-addr", { interface: "wan", address: "10.55.0.1/24" }),
+  // The WAN address and the ISP's DNS server come from the ISP's DHCP server.
+  res("DHCPv4Client", "wan", { interface: "wan" }),
   { apiVersion: "firewall.routerd.net/v1alpha1", kind: "FirewallPolicy", name: "default", spec: { defaultInput: "drop" } },
   res("DHCPv4Server", "lan", { interface: "lan", addressPool: { start: "192.168.55.100", end: "192.168.55.150", leaseTime: "2m" }, dnsServers: [ROUTER], domain: "lan" }),
-  res("DNSResolver", "lan", { listen: [{ name: "lan", addresses: [ROUTER] }] }),
+  res("DNSResolver", "lan", { listen: [{ name: "lan", addressFrom: [{ resource: "Interface/lan", field: "primaryIPv4" }] }] }),
   res("DNSZone", "lan", {
     zone: "lan",
     records: [{ hostname: "router", ipv4: ROUTER }, { hostname: "nas", ipv4: "192.168.55.10" }],
@@ -39,7 +41,7 @@ const resources = (extra: ResourceDoc[] = []): ResourceDoc[] => [
     reverseZones: [{ name: "55.168.192.in-addr.arpa" }],
   }),
   res("DNSForwarder", "default", { resolver: "lan", match: ["."], upstreams: ["DNSUpstream/isp"] }),
-  res("DNSUpstream", "isp", { protocol: "udp", address: "10.55.0.2" }),
+  res("DNSUpstream", "isp", { protocol: "udp", addressFrom: [{ resource: "DHCPv4Client/wan", field: "dnsServers" }] }),
   ...extra,
 ];
 
@@ -71,6 +73,20 @@ beforeAll(async () => {
   sh(["ip", "-n", lanNs, "addr", "add", "192.168.55.2/24", "dev", CLIENT_IF]);
   writeFileSync(lab.path("example.zone"), ["$ORIGIN example.test.", "$TTL 300", "@ IN SOA ns admin 1 3600 600 86400 60", "@ IN NS ns", "ns IN A 10.55.0.2", "www IN A 198.51.100.80", ""].join("\n"));
   await startUnbound(lab, isp, "isp", { addresses: ["10.55.0.2"], zones: [{ name: "example.test.", file: lab.path("example.zone") }] });
+  // The ISP's DHCP server: the router's WAN address, and 10.55.0.2 as the DNS server it should use.
+  lab.spawn(isp, [
+    "dnsmasq",
+    "--keep-in-foreground",
+    "--port=0",
+    "--interface=isp0",
+    "--bind-interfaces",
+    "--dhcp-range=10.55.0.100,10.55.0.150,255.255.255.0,2m",
+    "--dhcp-option=option:dns-server,10.55.0.2",
+    "--dhcp-option=option:router,10.55.0.2",
+    `--dhcp-leasefile=${lab.path("isp.leases")}`,
+    "--pid-file=",
+    "--conf-file=/dev/null",
+  ]);
   router.writeConfig(resources());
   router.startServe();
 }, 300_000);
@@ -81,8 +97,10 @@ afterAll(async () => {
 });
 
 describe("the LAN's resolver under routerd serve", () => {
-  it("answers LAN clients through the derived firewall hole: local names and forwarded ones", { timeout: 60_000 }, async () => {
+  it("answers LAN clients through the derived firewall hole: local names and forwarded ones", { timeout: 90_000 }, async () => {
     await until("the resolver answering router.lan", () => ask("router.lan", "A").answer[0]?.data === ROUTER, 40_000, 500);
+    // The upstream's address arrives with the WAN lease (DHCPv4Client/wan dnsServers).
+    await until("forwarding through the ISP's DNS server from DHCP", () => ask("www.example.test", "A").answer[0]?.data === "198.51.100.80", 40_000, 500);
     const rules = nsExec(router.ns, ["nft", "list", "ruleset"]);
     expect(rules).toContain(`iifname "${lanIf}" udp dport 53 accept`);
     expect(rules).toContain(`iifname "${lanIf}" tcp dport 53 accept`);
