@@ -10,6 +10,8 @@
 //   miss     miss-path qps: every name new, forwarded to the upstream unbound
 //   latency  p50/p99 of cache hits at half of routerd-dns-resolver's own hit qps (dnsperf -Q, per-query latencies)
 //   rss      resident memory after 100,000 distinct names were answered (and cached)
+//   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
+//            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not
 // Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
@@ -181,8 +183,24 @@ function dnsperf(server, file, args, verbose = false) {
   const out = sh("ip", "netns", "exec", CLI, "taskset", "-c", "1", "dnsperf", "-s", server, "-d", file, ...args, ...(verbose ? ["-v"] : []));
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? NaN);
+  const completed = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? NaN);
   const latencies = verbose ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000) : [];
-  return { qps, lost, latencies };
+  return { qps, lost, completed, latencies };
+}
+
+/** CPU time (user + system, all threads) the process has used, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** dnsperf plus the server's CPU time per answered query (µs): a figure the machine's other load disturbs less than qps. */
+function measured(pid, server, file, args) {
+  const before = cpuMs(pid);
+  const r = dnsperf(server, file, args);
+  const completed = r.completed || 1;
+  return { ...r, cpuUs: Math.round(((cpuMs(pid) - before) * 1000) / completed * 10) / 10 };
 }
 
 function rssMb(pid) {
@@ -196,18 +214,18 @@ async function main() {
   setup();
   const upstream = start(SRV, ["taskset", "-c", "1", "unbound", "-d", "-c", p("upstream.conf")]);
   await waitAnswering(ADDR.upstream, "x.hit.bench.test.");
-  const results = Object.fromEntries(SERVERS.map((s) => [s, { hit: [], local: [], miss: [], hitLost: [], missLost: [] }]));
+  const results = Object.fromEntries(SERVERS.map((s) => [s, { hit: [], local: [], miss: [], hitLost: [], missLost: [], hitCpu: [], localCpu: [], missCpu: [] }]));
   for (let run = 0; run < RUNS; run++) {
     for (const kind of SERVERS) {
       const child = await startServer(kind);
       try {
         const a = ADDR[kind];
         dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]); // warm the cache
-        const hit = dnsperf(a, p("hit.q"), load(SECONDS));
-        const local = dnsperf(a, p("local.q"), load(SECONDS));
+        const hit = measured(child.pid, a, p("hit.q"), load(SECONDS));
+        const local = measured(child.pid, a, p("local.q"), load(SECONDS));
         const missFile = p(`miss-${kind}-${run}.q`);
         writeFileSync(missFile, Array.from({ length: 400_000 }, (_, i) => `m${run}x${i}.miss.bench.test. A`).join("\n") + "\n");
-        const miss = dnsperf(a, missFile, [...load(SECONDS), "-n", "1"]);
+        const miss = measured(child.pid, a, missFile, [...load(SECONDS), "-n", "1"]);
         rmSync(missFile);
         const r = results[kind];
         r.hit.push(hit.qps);
@@ -215,7 +233,10 @@ async function main() {
         r.local.push(local.qps);
         r.miss.push(miss.qps);
         r.missLost.push(miss.lost);
-        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: hit ${Math.round(hit.qps)} local ${Math.round(local.qps)} miss ${Math.round(miss.qps)} qps\n`);
+        r.hitCpu.push(hit.cpuUs);
+        r.localCpu.push(local.cpuUs);
+        r.missCpu.push(miss.cpuUs);
+        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: hit ${Math.round(hit.qps)} (${hit.cpuUs} µs) local ${Math.round(local.qps)} (${local.cpuUs} µs) miss ${Math.round(miss.qps)} (${miss.cpuUs} µs) qps (CPU per query)\n`);
       } finally {
         await stop(child);
       }
@@ -250,16 +271,17 @@ async function main() {
   const summary = Object.fromEntries(
     SERVERS.map((k) => {
       const r = results[k];
-      return [k, { hitQps: Math.round(median(r.hit)), localQps: Math.round(median(r.local)), missQps: Math.round(median(r.miss)), hitLost: r.hitLost, missLost: r.missLost, runs: { hit: r.hit.map(Math.round), local: r.local.map(Math.round), miss: r.miss.map(Math.round) }, latency: latency[k], rss: rss[k] }];
+      return [k, { hitQps: Math.round(median(r.hit)), localQps: Math.round(median(r.local)), missQps: Math.round(median(r.miss)), cpuUsPerQuery: { hit: median(r.hitCpu), local: median(r.localCpu), miss: median(r.missCpu) }, hitLost: r.hitLost, missLost: r.missLost, runs: { hit: r.hit.map(Math.round), local: r.local.map(Math.round), miss: r.miss.map(Math.round) }, latency: latency[k], rss: rss[k] }];
     }),
   );
   const doc = { date: new Date().toISOString(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", summary };
   process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
   const rows = SERVERS.map((k) => {
     const s = summary[k];
-    return `| ${k} | ${s.hitQps} | ${s.localQps} | ${s.missQps} | ${s.latency.p50Ms} / ${s.latency.p99Ms} ms | ${s.rss.idleMb} → ${s.rss.with100kMb} MB |`;
+    const c = s.cpuUsPerQuery;
+    return `| ${k} | ${s.hitQps} | ${s.localQps} | ${s.missQps} | ${c.hit} / ${c.local} / ${c.miss} µs | ${s.latency.p50Ms} / ${s.latency.p99Ms} ms | ${s.rss.idleMb} → ${s.rss.with100kMb} MB |`;
   });
-  process.stderr.write(["", `| server | cache-hit qps | local-zone qps | miss qps | p50 / p99 at ${rate} qps | RSS idle → 100k cached |`, "|---|---|---|---|---|---|", ...rows, ""].join("\n"));
+  process.stderr.write(["", `| server | cache-hit qps | local-zone qps | miss qps | CPU per query hit / local / miss | p50 / p99 at ${rate} qps | RSS idle → 100k cached |`, "|---|---|---|---|---|---|---|", ...rows, ""].join("\n"));
 }
 
 async function cleanup() {

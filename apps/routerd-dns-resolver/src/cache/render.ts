@@ -10,6 +10,15 @@ export const STALE_TTL = 30;
 
 const OPT_SIZE = 11;
 
+/** Byte copy without Buffer#copy's argument checks (answers are short; this is the hot path). */
+function copyBytes(src: Uint8Array, srcStart: number, len: number, dst: Uint8Array, dstStart: number): void {
+  if (len > 256) {
+    dst.set(src.subarray(srcStart, srcStart + len), dstStart);
+    return;
+  }
+  for (let i = 0; i < len; i++) dst[dstStart + i] = src[srcStart + i]!;
+}
+
 /** The flags word of our answer: RD and CD echoed, RA always, AD only when validated and wanted. */
 function answerFlags(clientFlags: number, rcode: number, authoritative: boolean, secure: boolean, dnssecOk: boolean): number {
   let f = FLAG.QR | FLAG.RA | (clientFlags & (FLAG.RD | FLAG.CD)) | (rcode & RCODE_MASK);
@@ -71,11 +80,11 @@ function render(
   const questionEnd = q.nameEnd + 4;
   if (wireLen + optLen > opts.limit) return renderTruncated(query, q, meta.rcode, optLen, authoritative);
   const out = Buffer.allocUnsafe(wireLen + optLen);
-  src.copy(out, 0, wireStart, wireStart + wireLen);
+  copyBytes(src, wireStart, wireLen, out, 0);
   out[0] = query[0]!;
   out[1] = query[1]!;
   out.writeUInt16BE(answerFlags(q.flags, meta.rcode, authoritative, (meta.flags & FLAG_SECURE) !== 0, q.dnssecOk), 2);
-  query.copy(out, 12, 12, questionEnd);
+  copyBytes(query, 12, questionEnd - 12, out, 12);
   if (ttlCount > 0) {
     const age = opts.stale ? 0 : Math.floor((opts.now - meta.storedAt) / 1000);
     if (opts.stale || age > 0) {

@@ -143,11 +143,11 @@ export class Resolver {
       if (off >= 0) {
         // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
         const stale = this.copyRecord(cache.store, off);
-        this.slow(buf, q, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
+        this.slow(buf, { ...q }, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
         return true;
       }
     }
-    this.slow(buf, q, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
+    this.slow(buf, { ...q }, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
     return true;
   }
 

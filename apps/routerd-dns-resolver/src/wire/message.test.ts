@@ -96,7 +96,7 @@ describe("query parser", () => {
     const keyOf = (wire: Buffer) => {
       const q = parseQuery(wire);
       if (isProblem(q)) throw new Error("parse failed");
-      return { q, key: queryKey(q) };
+      return { q: { ...q }, key: queryKey(q) };
     };
     const a = keyOf(query("WWW.Example.com", "A"));
     const b = keyOf(query("www.example.COM", "A"));

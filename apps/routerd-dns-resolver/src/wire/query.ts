@@ -35,7 +35,27 @@ const NOTIMP = 4;
 
 const keyScratch = Buffer.allocUnsafe(MAX_NAME_LENGTH + 8);
 
-/** Parses the query in `buf`, or says why not. */
+const shared: Query = {
+  id: 0,
+  flags: 0,
+  opcode: 0,
+  nameEnd: 0,
+  qtype: 0,
+  qclass: 0,
+  keyLen: 0,
+  keyHash: 0,
+  nameLength: 0,
+  edns: false,
+  ednsVersion: 0,
+  udpSize: 0,
+  dnssecOk: false,
+  checkingDisabled: false,
+};
+
+/**
+ * Parses the query in `buf`, or says why not. The Query returned is shared and overwritten by the next
+ * parse (the hot path allocates nothing): copy it ({ ...q }) to keep it across an await.
+ */
 export function parseQuery(buf: Buffer): Query | QueryProblem {
   const len = buf.length;
   if (len < 12) return { drop: true, reason: "short" };
@@ -119,22 +139,23 @@ export function parseQuery(buf: Buffer): Query | QueryProblem {
     hash ^= keyScratch[i]!;
     hash = Math.imul(hash, 0x01000193);
   }
-  return {
-    id: (buf[0]! << 8) | buf[1]!,
-    flags,
-    opcode,
-    nameEnd,
-    qtype,
-    qclass,
-    keyLen: k + 5,
-    keyHash: hash >>> 0,
-    nameLength: k,
-    edns,
-    ednsVersion,
-    udpSize,
-    dnssecOk,
-    checkingDisabled,
-  };
+  // The one shared result (no allocation per query); callers that keep it past the next parse copy it.
+  const q = shared;
+  q.id = (buf[0]! << 8) | buf[1]!;
+  q.flags = flags;
+  q.opcode = opcode;
+  q.nameEnd = nameEnd;
+  q.qtype = qtype;
+  q.qclass = qclass;
+  q.keyLen = k + 5;
+  q.keyHash = hash >>> 0;
+  q.nameLength = k;
+  q.edns = edns;
+  q.ednsVersion = ednsVersion;
+  q.udpSize = udpSize;
+  q.dnssecOk = dnssecOk;
+  q.checkingDisabled = checkingDisabled;
+  return q;
 }
 
 /** The buffer the last parse left its key in (valid until the next parse). */
