@@ -88,3 +88,8 @@ export {
   type BgpTimers,
   type PasswordSource,
 } from "./kinds/bgp-policy.js";
+export { DNS_RESOLVER_DAEMON, fqdn, resolversOfUpstream, resolversOfZone } from "./kinds/dns-common.js";
+export { DEFAULT_DNS_SOURCES, type DNSResolverSpec } from "./kinds/dns-resolver.js";
+export { zoneRecordName, type DNSZoneSpec } from "./kinds/dns-zone.js";
+export type { DNSForwarderSpec } from "./kinds/dns-forwarder.js";
+export { DNS_DEFAULT_PORTS, upstreamAddresses, upstreamUrl, type DNSUpstreamSpec } from "./kinds/dns-upstream.js";

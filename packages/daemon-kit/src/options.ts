@@ -39,6 +39,11 @@ export interface RunDaemonOptions {
   socketMode?: number;
   /** Extra services; the function form receives the context (status, events, state) they report through. */
   services?: ServiceBinding[] | ((ctx: DaemonContext) => ServiceBinding[]);
+  /**
+   * Details computed when GetStatus asks (counters, say), merged over those set with status.setDetails.
+   * Cheaper than refreshing details on a timer, and never written to state.json.
+   */
+  liveDetails?: () => JsonObject;
   /** Commands for the Command rpc by name; "reload" is built in and runs onReload. */
   commands?: Record<string, CommandHandler>;
   /** SIGHUP and the "reload" command. */

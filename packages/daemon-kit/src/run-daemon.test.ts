@@ -55,6 +55,14 @@ async function take(stream: AsyncIterable<Event>, n: number): Promise<Event[]> {
 }
 
 describe("runDaemon over gRPC", () => {
+  it("merges live details, computed at each GetStatus, over the set ones", async () => {
+    let calls = 0;
+    const { daemon, client } = await start({ liveDetails: () => ({ calls: ++calls }) });
+    daemon.status.setDetails({ interface: "eth0", calls: 0 });
+    expect(JSON.parse((await client.getStatus()).detailsJson)).toEqual({ interface: "eth0", calls: 1 });
+    expect(JSON.parse((await client.getStatus()).detailsJson)).toEqual({ interface: "eth0", calls: 2 });
+  });
+
   it("answers GetStatus with phase, health, resources and conditions", async () => {
     const { daemon, client } = await start();
     daemon.status.setResource("wan", { kind: "DHCPv4Lease", phase: "Bound", details: { address: "192.0.2.10" } });

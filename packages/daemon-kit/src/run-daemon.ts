@@ -182,7 +182,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
               startedAt,
               conditions: model.conditions(),
               resources: model.resources(),
-              details: model.details,
+              details: options.liveDetails ? { ...model.details, ...options.liveDetails() } : model.details,
               commands: commandNames(handlers),
               lastEventSeq: bus.lastSeq,
             }),

@@ -10,3 +10,4 @@ export { INTERFACE, PATHS, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec
 export { renderSystemdUnit, systemdUnits } from "./units/systemd.js";
 export { rcScripts, renderRcScript } from "./units/rc.js";
 export { SECTIONS as DNSMASQ_SECTIONS, renderDnsmasqConfig, type DnsmasqContext } from "./dnsmasq/config.js";
+export { dnsmasqLeaseFile, renderDnsResolverConfig, type DnsResolverRenderContext } from "./dns/resolver-config.js";

@@ -2,6 +2,7 @@
 import { completionCommand, versionCommand, type Command, type Program } from "@routerd/cli";
 import { bgpCommand } from "./bgp.js";
 import { daemonCommand } from "./daemon.js";
+import { dnsCommand } from "./dns.js";
 import { eventsCommand } from "./events.js";
 import { healthCommand } from "./health.js";
 import { statusCommand } from "./status.js";
@@ -13,6 +14,7 @@ export const COMMANDS: readonly Command[] = [
   eventsCommand,
   daemonCommand,
   bgpCommand,
+  dnsCommand,
   versionCommand("routerctl", () => programVersion("routerctl")),
   completionCommand("routerctl", () => PROGRAM),
 ];

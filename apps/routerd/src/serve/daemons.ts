@@ -8,6 +8,7 @@ import {
   DHCPV4_CLIENT_DAEMON,
   DHCPV6_CLIENT_DAEMON,
   DNSMASQ,
+  DNS_RESOLVER_DAEMON,
   durationMs,
   fwmarkValue,
   HEALTHCHECK_DAEMON,
@@ -18,6 +19,7 @@ import {
   type DHCPv6PrefixDelegationSpec,
   type HealthCheckSpec,
 } from "@routerd/api";
+import { renderDnsResolverConfig } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
 
@@ -38,11 +40,14 @@ function commonArgs(instance: string, dirs: DaemonDirs): string[] {
   return ["--instance", instance, "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir];
 }
 
-/** routerd's own daemons run with the same node as routerd. */
-function nodeDaemon(daemon: string, args: string[]): { command: string[]; match: string } {
+/** routerd's own daemons run with the same node as routerd (with the V8 flags their launcher's shebang names). */
+function nodeDaemon(daemon: string, args: string[], nodeFlags: string[] = []): { command: string[]; match: string } {
   const program = daemonProgram(daemon);
-  return { command: [process.execPath, program, ...args], match: program };
+  return { command: [process.execPath, ...nodeFlags, program, ...args], match: program };
 }
+
+/** A small young generation keeps the resolver's resident size down under load (see its launcher). */
+const DNS_RESOLVER_NODE_FLAGS = ["--max-semi-space-size=2"];
 
 export interface DaemonKind {
   daemon: string;
@@ -143,6 +148,22 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
           instance,
           ...nodeDaemon(BGP_DAEMON, [...commonArgs(instance, dirs), "--config", config, "--root", dirs.root]),
           config: { path: config, content: JSON.stringify(bgpConfig(view, instance), null, 2) + "\n" },
+        };
+      }),
+  },
+  {
+    // One resolver per DNSResolver; a changed config is delivered with SIGHUP (sockets and cache stay).
+    daemon: DNS_RESOLVER_DAEMON,
+    specs: (view, dirs) =>
+      view.all("DNSResolver").map((r) => {
+        const instance = r.metadata.name;
+        const config = join(dirs.stateDir, DNS_RESOLVER_DAEMON, instance, "config.json");
+        const content = renderDnsResolverConfig({ view, resolver: instance, stateDir: dirs.stateDir, root: dirs.root });
+        return {
+          daemon: DNS_RESOLVER_DAEMON,
+          instance,
+          ...nodeDaemon(DNS_RESOLVER_DAEMON, [...commonArgs(instance, dirs), "--config", config], DNS_RESOLVER_NODE_FLAGS),
+          config: { path: config, content: JSON.stringify(content, null, 2) + "\n" },
         };
       }),
   },

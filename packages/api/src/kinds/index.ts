@@ -9,6 +9,10 @@ import { dhcpv4ServerKind } from "./dhcpv4-server.js";
 import { dhcpv6InformationKind } from "./dhcpv6-information.js";
 import { dhcpv6PrefixDelegationKind } from "./dhcpv6-prefix-delegation.js";
 import { dhcpv6ServerKind } from "./dhcpv6-server.js";
+import { dnsForwarderKind } from "./dns-forwarder.js";
+import { dnsResolverKind } from "./dns-resolver.js";
+import { dnsUpstreamKind } from "./dns-upstream.js";
+import { dnsZoneKind } from "./dns-zone.js";
 import { egressRoutePolicyKind } from "./egress-route-policy.js";
 import { firewallPolicyKind } from "./firewall-policy.js";
 import { firewallRuleKind } from "./firewall-rule.js";
@@ -56,6 +60,10 @@ export const KINDS: readonly KindDefinition<any>[] = [
   dhcpv6InformationKind,
   bgpRouterKind,
   bgpPeerKind,
+  dnsResolverKind,
+  dnsZoneKind,
+  dnsForwarderKind,
+  dnsUpstreamKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

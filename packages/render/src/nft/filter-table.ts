@@ -9,8 +9,21 @@ import { ifnameMatch, quote, renderTable, type Chain } from "./text.js";
 export interface ServiceHole {
   owner: string;
   ifnames?: readonly string[];
+  /** Only to these local addresses (a service listening on an address no interface is known for). */
+  daddrs?: readonly string[];
   protocol: "tcp" | "udp";
   port: number;
+}
+
+/** One rule per address family when the hole is limited to destination addresses. */
+function holeRules(h: ServiceHole): string[] {
+  const iif = h.ifnames?.length ? ifnameMatch("iifname", h.ifnames) : "";
+  const tail = `${h.protocol} dport ${h.port}`;
+  if (!h.daddrs?.length) return [join(iif, tail, "accept")];
+  const v4 = h.daddrs.filter((a) => !a.includes(":"));
+  const v6 = h.daddrs.filter((a) => a.includes(":"));
+  const set = (xs: readonly string[]) => (xs.length === 1 ? xs[0]! : `{ ${xs.join(", ")} }`);
+  return [...(v4.length ? [join(iif, `ip daddr ${set(v4)}`, tail, "accept")] : []), ...(v6.length ? [join(iif, `ip6 daddr ${set(v6)}`, tail, "accept")] : [])];
 }
 
 const VERDICT_RULE = { accept: "accept", drop: "drop", reject: "reject" } as const;
@@ -64,7 +77,7 @@ export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[
     'iifname "lo" accept',
     // IPv6 breaks without neighbour discovery; these never depend on zones.
     "meta l4proto ipv6-icmp icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept",
-    ...holes.flatMap((h) => [`# ${h.owner}`, join(h.ifnames?.length ? ifnameMatch("iifname", h.ifnames) : "", `${h.protocol} dport ${h.port}`, "accept")]),
+    ...holes.flatMap((h) => [`# ${h.owner}`, ...holeRules(h)]),
     ...inputDispatch,
     ...tail(policy.defaultInput, "input"),
   ];

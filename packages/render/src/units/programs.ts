@@ -101,6 +101,19 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     writesKernelTunables: false,
     addressFamilies: INET,
   },
+  {
+    daemon: "dns-resolver",
+    program: "routerd-dns-resolver",
+    description: "routerd DNS resolver %i",
+    templated: true,
+    args: ["--instance", "%i", "--config", `${PATHS.stateDir}/dns-resolver/%i/config.json`, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // BIND_SERVICE: port 53. NET_RAW: SO_BINDTOIFINDEX for an upstream's sourceInterface.
+    capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW"],
+    // The query log, when enabled, goes under /var/log/routerd by default.
+    writable: ["/var/log/routerd"],
+    writesKernelTunables: false,
+    addressFamilies: INET,
+  },
 ];
 
 export function unitName(p: ProgramSpec): string {

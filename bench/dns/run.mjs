@@ -1,0 +1,304 @@
+#!/usr/bin/env node
+// DNS resolver throughput and latency: routerd-dns-resolver against dnsmasq and unbound (one thread), in the
+// same run, with the same query files. dnsperf runs in a "client" namespace, the servers in a "server"
+// namespace, each server pinned to CPU 0 with taskset; dnsperf and the upstream unbound (authoritative for
+// the forwarded test zones) share CPU 1.
+//
+// Measures (median of --runs, servers interleaved so drift hits all alike):
+//   hit      cache-hit qps: 1,000 forwarded names, answered once before, then dnsperf -c 4 -q 200
+//   local    local-zone qps: 1,000 names of a local zone (ours: DNSZone records; dnsmasq: address=; unbound: local-data)
+//   miss     miss-path qps: every name new, forwarded to the upstream unbound
+//   latency  p50/p99 of cache hits at half of routerd-dns-resolver's own hit qps (dnsperf -Q, per-query latencies)
+//   rss      resident memory after 100,000 distinct names were answered (and cached)
+//   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
+//            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not
+// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound]
+// Prints one JSON document on stdout and a Markdown table on stderr.
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const RESOLVER = join(ROOT, "apps/routerd-dns-resolver/bin/routerd-dns-resolver.js");
+const { values } = parseArgs({
+  options: {
+    runs: { type: "string", default: "3" },
+    seconds: { type: "string", default: "8" },
+    servers: { type: "string", default: "ours,dnsmasq,unbound" },
+  },
+});
+const RUNS = Math.max(1, Number(values.runs));
+const SECONDS = Math.max(2, Number(values.seconds));
+const SERVERS = values.servers.split(",");
+
+const id = randomBytes(3).toString("hex");
+const CLI = `rd-dnsbench-${id}-cli`;
+const SRV = `rd-dnsbench-${id}-srv`;
+const dir = mkdtempSync(join(tmpdir(), "rd-dnsbench-"));
+const children = new Set();
+const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14" };
+const LOCAL_NAMES = 1000;
+const HIT_NAMES = 1000;
+const RSS_NAMES = 100_000;
+
+const sh = (...argv) => execFileSync(argv[0], argv.slice(1), { encoding: "utf8", maxBuffer: 1 << 30 });
+const p = (f) => join(dir, f);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function start(ns, argv) {
+  const child = spawn("ip", ["netns", "exec", ns, ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  let log = "";
+  child.stdout.on("data", (b) => (log += b));
+  child.stderr.on("data", (b) => (log += b));
+  child.log = () => log;
+  return child;
+}
+
+function setup() {
+  sh("ip", "netns", "add", CLI);
+  sh("ip", "netns", "add", SRV);
+  for (const ns of [CLI, SRV]) sh("ip", "-n", ns, "link", "set", "lo", "up");
+  sh("ip", "link", "add", "cli0", "netns", CLI, "type", "veth", "peer", "name", "srv0", "netns", SRV);
+  sh("ip", "-n", CLI, "addr", "add", "10.61.0.2/24", "dev", "cli0");
+  for (const a of Object.values(ADDR)) sh("ip", "-n", SRV, "addr", "add", `${a}/24`, "dev", "srv0");
+  sh("ip", "-n", CLI, "link", "set", "cli0", "up");
+  sh("ip", "-n", SRV, "link", "set", "srv0", "up");
+
+  // The upstream: authoritative for the forwarded names (wildcards answer any name under them).
+  writeFileSync(
+    p("upstream.zone"),
+    ["$ORIGIN bench.test.", "$TTL 3600", "@ IN SOA ns admin 1 3600 600 86400 300", "@ IN NS ns", `ns IN A ${ADDR.upstream}`, "*.hit IN A 198.51.100.1", "*.miss IN A 198.51.100.2", "*.fill IN A 198.51.100.3", ""].join("\n"),
+  );
+  writeFileSync(p("upstream.conf"), unboundConf(ADDR.upstream, [], ["auth-zone:", '  name: "bench.test."', `  zonefile: "${p("upstream.zone")}"`, "  for-downstream: yes", "  for-upstream: no"]));
+
+  const local = Array.from({ length: LOCAL_NAMES }, (_, i) => ({ name: `host${i}.lan.`, ip: `10.${100 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}` }));
+  writeFileSync(p("local.q"), local.map((l) => `${l.name} A`).join("\n") + "\n");
+  writeFileSync(p("hit.q"), Array.from({ length: HIT_NAMES }, (_, i) => `h${i}.hit.bench.test. A`).join("\n") + "\n");
+
+  // routerd-dns-resolver: the local zone as DNSZone records, forwarding to the upstream, a 150k cache.
+  writeFileSync(
+    p("ours.json"),
+    JSON.stringify({
+      listen: [{ name: "bench", addresses: [ADDR.ours], port: 53, sources: ["0.0.0.0/0"] }],
+      cache: { maxEntries: 150_000 },
+      zones: [{ name: "lan", zone: "lan.", ttl: 300, records: local.map((l) => ({ name: l.name, type: "A", data: l.ip })) }],
+      forwarders: [{ name: "default", match: ["."], upstreams: ["up"], healthcheck: { intervalMs: 5000, timeoutMs: 1000, failThreshold: 3, passThreshold: 1 } }],
+      upstreams: [{ name: "up", protocol: "udp", address: ADDR.upstream }],
+    }),
+  );
+  // dnsmasq: address= for local answers, a big cache for forwarded ones.
+  writeFileSync(
+    p("dnsmasq.conf"),
+    [`listen-address=${ADDR.dnsmasq}`, "bind-interfaces", "port=53", "no-resolv", "no-hosts", `server=${ADDR.upstream}`, "cache-size=150000", "local-ttl=300", ...local.map((l) => `address=/${l.name.slice(0, -1)}/${l.ip}`), ""].join("\n"),
+  );
+  // unbound, one thread: local-data for local answers, forwarding to the upstream.
+  writeFileSync(
+    p("unbound.conf"),
+    unboundConf(
+      ADDR.unbound,
+      ['  local-zone: "lan." static', ...local.map((l) => `  local-data: "${l.name} 300 IN A ${l.ip}"`), "  msg-cache-size: 128m", "  rrset-cache-size: 256m"],
+      ["forward-zone:", '  name: "."', `  forward-addr: ${ADDR.upstream}`],
+    ),
+  );
+}
+
+/** unbound, one thread, in the foreground; `server` lines go in its server: section, `sections` after it. */
+function unboundConf(address, server, sections = []) {
+  return [
+    "server:",
+    '  username: ""',
+    '  chroot: ""',
+    `  directory: "${dir}"`,
+    '  pidfile: ""',
+    "  use-syslog: no",
+    '  logfile: ""',
+    "  verbosity: 0",
+    "  num-threads: 1",
+    `  interface: ${address}`,
+    "  access-control: 0.0.0.0/0 allow",
+    '  module-config: "iterator"',
+    '  local-zone: "test." nodefault',
+    "  do-not-query-localhost: no",
+    ...server,
+    ...sections,
+    "remote-control:",
+    "  control-enable: no",
+    "",
+  ].join("\n");
+}
+
+const SERVER_ARGV = {
+  ours: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", RESOLVER, "--config", p("ours.json"), "--instance", "bench", "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"],
+  dnsmasq: () => ["taskset", "-c", "0", "dnsmasq", "--keep-in-foreground", `--conf-file=${p("dnsmasq.conf")}`, "--pid-file="],
+  unbound: () => ["taskset", "-c", "0", "unbound", "-d", "-c", p("unbound.conf")],
+};
+
+async function waitAnswering(address, name) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const out = sh("ip", "netns", "exec", CLI, "kdig", `@${address}`, name, "+timeout=1", "+retry=0");
+      if (/status: NOERROR/.test(out)) return;
+    } catch {
+      // not yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${address} does not answer ${name}`);
+}
+
+async function startServer(kind) {
+  const child = start(SRV, SERVER_ARGV[kind]());
+  try {
+    await waitAnswering(ADDR[kind], "host1.lan.");
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw new Error(`${kind}: ${err.message}\n${child.log()}`);
+  }
+  return child;
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await gone;
+  clearTimeout(t);
+}
+
+/** dnsperf from the client namespace on CPU 1; returns qps and, with `verbose`, every latency (ms). */
+function dnsperf(server, file, args, verbose = false) {
+  const out = sh("ip", "netns", "exec", CLI, "taskset", "-c", "1", "dnsperf", "-s", server, "-d", file, ...args, ...(verbose ? ["-v"] : []));
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? NaN);
+  const completed = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? NaN);
+  const latencies = verbose ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000) : [];
+  return { qps, lost, completed, latencies };
+}
+
+/** CPU time (user + system, all threads) the process has used, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** dnsperf plus the server's CPU time per answered query (µs): a figure the machine's other load disturbs less than qps. */
+function measured(pid, server, file, args) {
+  const before = cpuMs(pid);
+  const r = dnsperf(server, file, args);
+  const completed = r.completed || 1;
+  return { ...r, cpuUs: Math.round(((cpuMs(pid) - before) * 1000) / completed * 10) / 10 };
+}
+
+function rssMb(pid) {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
+  return round(kb / 1024);
+}
+
+const load = (seconds) => ["-l", String(seconds), "-c", "4", "-q", "200"];
+
+async function main() {
+  setup();
+  const upstream = start(SRV, ["taskset", "-c", "1", "unbound", "-d", "-c", p("upstream.conf")]);
+  await waitAnswering(ADDR.upstream, "x.hit.bench.test.");
+  const results = Object.fromEntries(SERVERS.map((s) => [s, { hit: [], local: [], miss: [], hitLost: [], missLost: [], hitCpu: [], localCpu: [], missCpu: [] }]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const kind of SERVERS) {
+      const child = await startServer(kind);
+      try {
+        const a = ADDR[kind];
+        dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]); // warm the cache
+        const hit = measured(child.pid, a, p("hit.q"), load(SECONDS));
+        const local = measured(child.pid, a, p("local.q"), load(SECONDS));
+        const missFile = p(`miss-${kind}-${run}.q`);
+        writeFileSync(missFile, Array.from({ length: 400_000 }, (_, i) => `m${run}x${i}.miss.bench.test. A`).join("\n") + "\n");
+        const miss = measured(child.pid, a, missFile, [...load(SECONDS), "-n", "1"]);
+        rmSync(missFile);
+        const r = results[kind];
+        r.hit.push(hit.qps);
+        r.hitLost.push(hit.lost);
+        r.local.push(local.qps);
+        r.miss.push(miss.qps);
+        r.missLost.push(miss.lost);
+        r.hitCpu.push(hit.cpuUs);
+        r.localCpu.push(local.cpuUs);
+        r.missCpu.push(miss.cpuUs);
+        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: hit ${Math.round(hit.qps)} (${hit.cpuUs} µs) local ${Math.round(local.qps)} (${local.cpuUs} µs) miss ${Math.round(miss.qps)} (${miss.cpuUs} µs) qps (CPU per query)\n`);
+      } finally {
+        await stop(child);
+      }
+    }
+  }
+
+  // Latency at half of our own cache-hit throughput, the same rate for everyone.
+  const rate = Math.round(median(results.ours?.hit ?? results[SERVERS[0]].hit) / 2);
+  const latency = {};
+  const rss = {};
+  for (const kind of SERVERS) {
+    const child = await startServer(kind);
+    try {
+      const a = ADDR[kind];
+      dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]);
+      const all = [];
+      for (let run = 0; run < RUNS; run++) all.push(...dnsperf(a, p("hit.q"), ["-l", String(SECONDS), "-c", "4", "-q", "200", "-Q", String(rate)], true).latencies);
+      all.sort((x, y) => x - y);
+      latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3) };
+      const fill = p("fill.q");
+      writeFileSync(fill, Array.from({ length: RSS_NAMES }, (_, i) => `f${i}.fill.bench.test. A`).join("\n") + "\n");
+      const before = rssMb(child.pid);
+      dnsperf(a, fill, ["-n", "1", "-c", "4", "-q", "200"]);
+      await sleep(1000);
+      rss[kind] = { idleMb: before, with100kMb: rssMb(child.pid) };
+    } finally {
+      await stop(child);
+    }
+  }
+  await stop(upstream);
+
+  const summary = Object.fromEntries(
+    SERVERS.map((k) => {
+      const r = results[k];
+      return [k, { hitQps: Math.round(median(r.hit)), localQps: Math.round(median(r.local)), missQps: Math.round(median(r.miss)), cpuUsPerQuery: { hit: median(r.hitCpu), local: median(r.localCpu), miss: median(r.missCpu) }, hitLost: r.hitLost, missLost: r.missLost, runs: { hit: r.hit.map(Math.round), local: r.local.map(Math.round), miss: r.miss.map(Math.round) }, latency: latency[k], rss: rss[k] }];
+    }),
+  );
+  const doc = { date: new Date().toISOString(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", summary };
+  process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
+  const rows = SERVERS.map((k) => {
+    const s = summary[k];
+    const c = s.cpuUsPerQuery;
+    return `| ${k} | ${s.hitQps} | ${s.localQps} | ${s.missQps} | ${c.hit} / ${c.local} / ${c.miss} µs | ${s.latency.p50Ms} / ${s.latency.p99Ms} ms | ${s.rss.idleMb} → ${s.rss.with100kMb} MB |`;
+  });
+  process.stderr.write(["", `| server | cache-hit qps | local-zone qps | miss qps | CPU per query hit / local / miss | p50 / p99 at ${rate} qps | RSS idle → 100k cached |`, "|---|---|---|---|---|---|---|", ...rows, ""].join("\n"));
+}
+
+async function cleanup() {
+  for (const c of children) c.kill("SIGKILL");
+  for (const ns of [CLI, SRV]) {
+    try {
+      sh("ip", "netns", "del", ns);
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`${err.stack ?? err}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanup);
