@@ -89,3 +89,14 @@ export function snapshot(ns: Netns): string {
     ns.ip("addr").stdout,
   ].join("\n----\n");
 }
+
+/**
+ * As snapshot, with the nft ruleset's tables in name order. The kernel lists tables in the order they were
+ * created, and replacing one table (its atomic update) moves it to the end: the order records history, not
+ * state. Every table's text, every rule, route and address is still compared byte for byte.
+ */
+export function stateSnapshot(ns: Netns): string {
+  const ruleset = ns.exec("nft", ["list", "ruleset"]).stdout;
+  const tables = ruleset.split(/\n(?=table )/).map((t) => t.replace(/\n+$/, ""));
+  return [tables.sort().join("\n"), ns.ip("rule show").stdout, ns.ip("route show table all").stdout, ns.ip("addr").stdout].join("\n----\n");
+}
