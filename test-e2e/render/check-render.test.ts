@@ -2,13 +2,13 @@
 // configs pass nft -c, dnsmasq --test and the sysctl keys (golden output); problems are reported with
 // advice and exit 1; neither command changes anything.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res, routerYaml } from "../lib/config.js";
-import { Netns, REPO, ROUTERD, snapshot, tempDir } from "../lib/netns.js";
+import { Netns, REPO, ROUTERD, pathWithout, snapshot, tempDir } from "../lib/netns.js";
 
 const UPDATE = process.env.ROUTERD_UPDATE_GOLDEN === "1";
-const EXAMPLES = ["nat-gateway", "two-uplink-policy", "zone-firewall"];
+const EXAMPLES = ["examples/nat-gateway.yaml", "examples/two-uplink-policy.yaml", "examples/zone-firewall.yaml", "packages/api/src/testdata/all-kinds.yaml"];
 let ns: Netns;
 const tmp = tempDir("routerd-check-");
 const stateDir = join(tmp.dir, "state");
@@ -25,9 +25,10 @@ function routerd(args: string[], env?: NodeJS.ProcessEnv) {
 }
 
 describe("routerd check", () => {
-  it.each(EXAMPLES)("passes examples/%s.yaml, as in its golden output, changing nothing", (name) => {
+  it.each(EXAMPLES)("passes %s, as in its golden output, changing nothing", (file) => {
     const before = snapshot(ns);
-    const r = routerd(["check", "--config", join(REPO, "examples", `${name}.yaml`)]);
+    const name = basename(file, ".yaml");
+    const r = routerd(["check", "--config", join(REPO, file)]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const text = r.stdout.replaceAll(REPO, "<repo>/");
@@ -48,9 +49,14 @@ describe("routerd check", () => {
     expect(out.checks).toContainEqual({ check: "sysctl key", subject: "net.ipv4.ip_forwarding", status: "fail", detail: "/proc/sys/net/ipv4/ip_forwarding does not exist (a kernel module not loaded, or a misspelt key)" });
     expect(out.checks).toContainEqual({ check: "nft -c", subject: "ip/routerd_nat", status: "ok" });
     // Without nft on PATH the table cannot be checked: a failure that says what to install.
-    const noNft = routerd(["check", "--config", config, "--kind", "nft"], { ...process.env, PATH: "/nonexistent" });
-    expect(noNft.code).toBe(1);
-    expect(noNft.stdout).toContain("FAIL  nft -c  ip/routerd_nat: nft is not installed (apt install nftables)");
+    const path = pathWithout(["nft"]);
+    try {
+      const noNft = routerd(["check", "--config", config, "--kind", "nft"], { ...process.env, PATH: path.path });
+      expect(noNft.code).toBe(1);
+      expect(noNft.stdout).toContain("FAIL  nft -c  ip/routerd_nat: nft is not installed (apt install nftables)");
+    } finally {
+      path.cleanup();
+    }
   });
 
   it("reports an invalid config like validate does, and checks nothing", () => {
