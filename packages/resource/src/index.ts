@@ -54,3 +54,16 @@ export {
   rtProtosContent,
 } from "./artifact-names.js";
 export { traceStage } from "./trace.js";
+export {
+  DEFAULT_GENERATIONS_KEPT,
+  GENERATIONS_DIR,
+  GenerationStore,
+  appliedBy,
+  configDigest,
+  parseKeep,
+  type AppliedBy,
+  type ConfirmationState,
+  type Generation,
+  type GenerationResult,
+  type GenerationSummary,
+} from "./generations.js";

@@ -1,14 +1,13 @@
 // What `routerd apply` and `routerd reconcile --once` share: one engine, one output, one set of exit codes.
 import { durationMs, type RouterConfig } from "@routerd/api";
 import type { Io, OptionSpec, OptionValues } from "@routerd/cli";
-import { RouterdError, traceStage } from "@routerd/resource";
+import { GenerationStore, parseKeep, RouterdError, traceStage } from "@routerd/resource";
 import { planOnly, type EngineOptions } from "../core/engine.js";
 import { planToJson, planToText, resultsToText } from "../core/format.js";
 import { armConfirmation, describeWindow, startWindow } from "../generations/confirm.js";
 import { readPending, refuseWhilePending, type PendingConfirmation } from "../generations/pending.js";
 import { reconcileAndRecord, type ConfigSource, type Recorded } from "../generations/record.js";
 import { plainReconcile, revertIfDue, revertToText, type RevertOutcome } from "../generations/revert.js";
-import { GenerationStore, parseKeep } from "../generations/store.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigCached, reportError } from "./common.js";
 
 export const KEEP_OPTION: Record<string, OptionSpec> = {

@@ -1,6 +1,6 @@
 import type { Command } from "@routerd/cli";
 import { plainReconcile } from "../generations/revert.js";
-import { parseKeep } from "../generations/store.js";
+import { parseKeep } from "@routerd/resource";
 import { WATCHDOG_COMMAND, raisePriority, watch } from "../generations/watchdog.js";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, hostContext } from "./common.js";

@@ -1,8 +1,7 @@
 // Loading a stored generation's config as if it were a file: validated again by this routerd.
 import { loadConfig, type RouterConfig } from "@routerd/api";
 import type { Io } from "@routerd/cli";
-import { RouterdError } from "@routerd/resource";
-import { GenerationStore, type Generation } from "../generations/store.js";
+import { GenerationStore, RouterdError, type Generation } from "@routerd/resource";
 import { formatIssue } from "./validate.js";
 
 export function parseGenerationNumber(value: string | boolean | undefined, option: string): number {

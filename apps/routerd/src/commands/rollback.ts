@@ -1,8 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command, Io, OptionValues } from "@routerd/cli";
-import { writeFileAtomic } from "@routerd/resource";
+import { GenerationStore, writeFileAtomic, type GenerationSummary } from "@routerd/resource";
 import { refuseWhilePending, readPending } from "../generations/pending.js";
-import { GenerationStore, type GenerationSummary } from "../generations/store.js";
 import { APPLY_EXIT_CODES, APPLY_OPTIONS, applyAndReport } from "./apply-run.js";
 import { hostContext, reportError } from "./common.js";
 import { loadGeneration, parseGenerationNumber } from "./generation-config.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { durationMs } from "@routerd/api";
 
 import type { Command } from "@routerd/cli";
-import { parseKeep } from "../generations/store.js";
+import { parseKeep } from "@routerd/resource";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { bootId, clearPending, readPending, refuseWhilePending, withConfirmLock, writePending, type PendingConfirmation } from "./pending.js";
 import type { Recorded } from "./record.js";
-import { GenerationStore, appliedBy, configDigest, type Generation } from "./store.js";
+import { GenerationStore, appliedBy, configDigest, type Generation } from "@routerd/resource";
 import { spawnWatchdog, type WatchdogDirs } from "./watchdog.js";
 import { isDue } from "./revert.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { confirmPending } from "./confirm.js";
 import { bootId, dueAt, readPending, refuseWhilePending, writePending, type PendingConfirmation } from "./pending.js";
-import { GenerationStore, appliedBy } from "./store.js";
+import { GenerationStore, appliedBy } from "@routerd/resource";
 
 let dir: string;
 beforeEach(() => {

@@ -2,8 +2,7 @@
 // crash at any point still ends in a revert. <state-dir>/generations/pending.json; one at a time.
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { FileLock, RouterdError, writeFileAtomic } from "@routerd/resource";
-import { GENERATIONS_DIR, type AppliedBy } from "./store.js";
+import { FileLock, GENERATIONS_DIR, RouterdError, writeFileAtomic, type AppliedBy } from "@routerd/resource";
 
 export interface PendingConfirmation {
   version: 1;

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { RouterConfig } from "@routerd/api";
 import { reconcileOnce, type EngineOptions, type ReconcileResult } from "../core/engine.js";
 import { readPending } from "./pending.js";
-import { GenerationStore, appliedBy, type Generation, type GenerationResult } from "./store.js";
+import { GenerationStore, appliedBy, type Generation, type GenerationResult } from "@routerd/resource";
 
 export interface ConfigSource {
   text: string;

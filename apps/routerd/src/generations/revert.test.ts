@@ -9,7 +9,7 @@ import type { ReconcileResult } from "../core/engine.js";
 import { confirmPending } from "./confirm.js";
 import { readPending, writePending } from "./pending.js";
 import { PLAN_AHEAD_MS, revertIfDue, type Reverter } from "./revert.js";
-import { GenerationStore, appliedBy } from "./store.js";
+import { GenerationStore, appliedBy } from "@routerd/resource";
 
 let dir: string;
 beforeEach(() => {

@@ -3,12 +3,11 @@
 // the confirm lock makes sure exactly one of them does it.
 import { existsSync, statSync } from "node:fs";
 import { loadConfig, type RouterConfig } from "@routerd/api";
-import { FileLock, LockBusyError, RouterdError, writeFileAtomic } from "@routerd/resource";
+import { FileLock, GenerationStore, LockBusyError, RouterdError, writeFileAtomic } from "@routerd/resource";
 import type { HostContext } from "@routerd/host";
 import { reconcileOnce, type ReconcileResult } from "../core/engine.js";
 import { clearPending, confirmLockPath, dueAt, readPending, type PendingConfirmation } from "./pending.js";
 import { recordGeneration, type Recorded } from "./record.js";
-import { GenerationStore } from "./store.js";
 
 export interface Reverter {
   stateDir: string;

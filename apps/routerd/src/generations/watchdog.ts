@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { setPriority } from "node:os";
 import { dueAt, readPending } from "./pending.js";
 import { PLAN_AHEAD_MS, prepareTarget, revertIfDue, revertToText, type PreparedTarget, type Reverter } from "./revert.js";
-import { GENERATIONS_DIR } from "./store.js";
+import { GENERATIONS_DIR } from "@routerd/resource";
 
 export const WATCHDOG_COMMAND = "confirm-watchdog";
 const POLL_MS = 200;

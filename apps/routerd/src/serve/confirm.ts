@@ -7,7 +7,7 @@ import type { ReconcileResult } from "../core/engine.js";
 import { dueAt, readPending, watchdogAlive, type PendingConfirmation } from "../generations/pending.js";
 import { recordGeneration } from "../generations/record.js";
 import { PLAN_AHEAD_MS, revertIfDue, revertToText, type Reverter } from "../generations/revert.js";
-import { GenerationStore, configDigest } from "../generations/store.js";
+import { GenerationStore, configDigest } from "@routerd/resource";
 
 /** Serve starts no ordinary reconcile this close to a revert deadline, so the revert is not kept waiting. */
 const QUIET_BEFORE_DUE_MS = 2000;

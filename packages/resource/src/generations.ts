@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, unlinkSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
-import { RouterdError, withLock, writeFileAtomic } from "@routerd/resource";
+import { withLock, writeFileAtomic } from "./atomic-file.js";
+import { RouterdError } from "./errors.js";
 
 export const GENERATIONS_DIR = "generations";
 export const DEFAULT_GENERATIONS_KEPT = 20;

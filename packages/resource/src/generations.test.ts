@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GenerationStore, appliedBy, configDigest, parseKeep } from "./store.js";
+import { GenerationStore, appliedBy, configDigest, parseKeep } from "./generations.js";
 
 let dir: string;
 let store: GenerationStore;
