@@ -18,7 +18,7 @@ export {
   type OwnerKey,
   type OwnerParts,
 } from "./artifact.js";
-export { FileLock, LockBusyError, withLock, writeFileAtomic, fsyncDir } from "./atomic-file.js";
+export { FileLock, LockBusyError, pidAlive, withLock, writeFileAtomic, fsyncDir } from "./atomic-file.js";
 export { Ledger, LedgerFormatError, LEDGER_API_VERSION, type LedgerDocument, type LedgerEntry, type LedgerState, type Ownership } from "./ledger.js";
 export { BACKUPS_KEPT, LEDGER_FILE, LedgerSession, backupLedger, ledgerPath, listBackups, readLedger, writeLedger } from "./ledger-store.js";
 export {

@@ -3,9 +3,9 @@ import { readLedger } from "@routerd/resource";
 import { existsSync } from "node:fs";
 import { collect, providedFields, type ResourceView } from "../resources/collect.js";
 import { recentEvents, type LoggedEvent } from "../resources/events.js";
-import { parseFormat, serialize, showValue } from "../resources/format.js";
+import { serialize, showValue } from "../resources/format.js";
 import { sourceStates, type SourceState } from "../resources/sources.js";
-import { parseTarget } from "./get.js";
+import { parseInvocation } from "./get.js";
 import { STATE_OPTIONS } from "./state-options.js";
 
 interface Description {
@@ -89,13 +89,12 @@ export const describeCommand: Command = {
   seeAlso: ["routerctl get", "routerd ledger"],
   options: STATE_OPTIONS,
   async run(v, io, positionals) {
-    const parsed = parseFormat(v.output, Boolean(v.json));
-    const target = parseTarget(positionals[0]);
-    if ("error" in parsed || typeof target === "string" || !positionals[0]?.includes("/") || positionals.length > 1) {
-      io.err("error" in parsed ? parsed.error : typeof target === "string" ? target : "describe needs one KIND/NAME, e.g. Interface/wan");
+    const target = parseInvocation(v, positionals, true);
+    if ("error" in target) {
+      io.err(target.error);
       return 1;
     }
-    const { format } = parsed;
+    const { format } = target;
     const stateDir = String(v["state-dir"]);
     const got = await collect({ stateDir, runDir: String(v["run-dir"]), ...(v.config ? { configPath: String(v.config) } : {}) });
     const r = got.resources.find((x) => x.kind === target.kind && x.name === target.name);

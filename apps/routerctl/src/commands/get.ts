@@ -1,6 +1,6 @@
-import type { Command } from "@routerd/cli";
+import type { Command, OptionValues } from "@routerd/cli";
 import { collect, kindNames, providedFields, resolveKind, type ResourceView } from "../resources/collect.js";
-import { age, fieldsText, parseFormat, serialize, table } from "../resources/format.js";
+import { age, fieldsText, parseFormat, serialize, table, type OutputFormat } from "../resources/format.js";
 import { STATE_OPTIONS } from "./state-options.js";
 
 /** `Kind[/name]` → a filter; an error message when the kind does not exist. */
@@ -18,6 +18,16 @@ export function shownFields(r: ResourceView): Record<string, unknown> | undefine
   const provided = providedFields(r.kind);
   if (!provided) return r.fields;
   return Object.fromEntries(provided.filter((f) => f in r.fields!).map((f) => [f, r.fields![f]]));
+}
+
+/** -o/--json and the positional KIND[/NAME] of get and describe, or the message to print. */
+export function parseInvocation(v: OptionValues, positionals: string[], needName: boolean): { format: OutputFormat; kind?: string; name?: string } | { error: string } {
+  const parsed = parseFormat(v.output, Boolean(v.json));
+  if ("error" in parsed) return parsed;
+  const target = parseTarget(positionals[0]);
+  if (typeof target === "string") return { error: target };
+  if (positionals.length > 1 || (needName && !target.name)) return { error: needName ? "describe needs one KIND/NAME, e.g. Interface/wan" : "get takes one KIND[/NAME]" };
+  return { format: parsed.format, ...target };
 }
 
 export const getCommand: Command = {
@@ -39,13 +49,12 @@ export const getCommand: Command = {
   seeAlso: ["routerctl describe", "routerctl status"],
   options: STATE_OPTIONS,
   async run(v, io, positionals) {
-    const parsed = parseFormat(v.output, Boolean(v.json));
-    const target = parseTarget(positionals[0]);
-    if ("error" in parsed || typeof target === "string" || positionals.length > 1) {
-      io.err("error" in parsed ? parsed.error : typeof target === "string" ? target : "get takes one KIND[/NAME]");
+    const target = parseInvocation(v, positionals, false);
+    if ("error" in target) {
+      io.err(target.error);
       return 1;
     }
-    const { format } = parsed;
+    const { format } = target;
     const got = await collect({ stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]), ...(v.config ? { configPath: String(v.config) } : {}) });
     const rows = got.resources.filter((r) => (!target.kind || r.kind === target.kind) && (!target.name || r.name === target.name));
     if (target.name && !rows.length) {

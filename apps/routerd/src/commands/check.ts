@@ -1,9 +1,8 @@
 import { systemRunner } from "@routerd/host";
 import type { Command } from "@routerd/cli";
 import { checksToText, runChecks } from "../render/checks.js";
-import { renderContext, renderOutputs } from "../render/outputs.js";
-import { COMMON_OPTIONS, CONFIG_OPTION, loadConfigOrExit, reportError } from "./common.js";
-import { parseKinds } from "./render.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, reportError } from "./common.js";
+import { renderFromOptions } from "./render.js";
 
 export const checkCommand: Command = {
   name: "check",
@@ -27,18 +26,13 @@ export const checkCommand: Command = {
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
-    const kinds = parseKinds(v.kind);
-    if (typeof kinds === "string") {
-      io.err(kinds);
-      return 1;
-    }
-    const config = loadConfigOrExit(v, io);
-    if (!config) {
-      if (v.json) io.out(JSON.stringify({ valid: false, checks: [] }, null, 2));
-      return 1;
-    }
     try {
-      const outputs = renderOutputs(renderContext(config, { root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }), kinds);
+      const rendered = renderFromOptions(v, io);
+      if (!rendered) {
+        if (v.json) io.out(JSON.stringify({ valid: false, checks: [] }, null, 2));
+        return 1;
+      }
+      const { config, outputs } = rendered;
       const checks = await runChecks(outputs, systemRunner);
       const failed = checks.filter((c) => c.status === "fail").length;
       if (v.json) io.out(JSON.stringify({ valid: true, ok: failed === 0, checks }, null, 2));

@@ -1,5 +1,6 @@
-import type { Command } from "@routerd/cli";
-import { OUTPUT_KINDS, OUTPUT_KIND_NAMES, outputsToText, renderContext, renderOutputs } from "../render/outputs.js";
+import type { RouterConfig } from "@routerd/api";
+import type { Command, Io, OptionValues } from "@routerd/cli";
+import { OUTPUT_KINDS, OUTPUT_KIND_NAMES, outputsToText, renderContext, renderOutputs, type RenderedOutput } from "../render/outputs.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, loadConfigOrExit, reportError } from "./common.js";
 
 /** `--kind nft,dnsmasq` → the kinds, or an error naming the valid ones. */
@@ -8,6 +9,18 @@ export function parseKinds(value: string | boolean | undefined): string[] | stri
   const kinds = String(value).split(",").map((k) => k.trim()).filter(Boolean);
   const unknown = kinds.filter((k) => !OUTPUT_KIND_NAMES.includes(k));
   return unknown.length ? `unknown --kind ${unknown.join(", ")}; choose from ${OUTPUT_KIND_NAMES.join(", ")}` : kinds;
+}
+
+/** --kind and --config → the rendered outputs; undefined (the problem printed) when either is wrong. */
+export function renderFromOptions(v: OptionValues, io: Io): { config: RouterConfig; outputs: RenderedOutput[] } | undefined {
+  const kinds = parseKinds(v.kind);
+  if (typeof kinds === "string") {
+    io.err(kinds);
+    return undefined;
+  }
+  const config = loadConfigOrExit(v, io);
+  if (!config) return undefined;
+  return { config, outputs: renderOutputs(renderContext(config, { root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }), kinds) };
 }
 
 export const renderCommand: Command = {
@@ -32,15 +45,10 @@ export const renderCommand: Command = {
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
-    const kinds = parseKinds(v.kind);
-    if (typeof kinds === "string") {
-      io.err(kinds);
-      return 1;
-    }
-    const config = loadConfigOrExit(v, io);
-    if (!config) return 1;
     try {
-      const outputs = renderOutputs(renderContext(config, { root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }), kinds);
+      const rendered = renderFromOptions(v, io);
+      if (!rendered) return 1;
+      const { outputs } = rendered;
       if (v.json) io.out(JSON.stringify(outputs.map(({ checkInput: _c, file: _f, ...o }) => o), null, 2));
       else io.out(outputs.length ? outputsToText(outputs).trimEnd() : `Nothing to render${v.kind ? ` of kind ${String(v.kind)}` : ""}.`);
       return 0;

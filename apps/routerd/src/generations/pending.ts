@@ -2,7 +2,7 @@
 // crash at any point still ends in a revert. <state-dir>/generations/pending.json; one at a time.
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { FileLock, GENERATIONS_DIR, RouterdError, writeFileAtomic, type AppliedBy } from "@routerd/resource";
+import { FileLock, GENERATIONS_DIR, RouterdError, pidAlive, writeFileAtomic, type AppliedBy } from "@routerd/resource";
 
 export interface PendingConfirmation {
   version: 1;
@@ -55,27 +55,18 @@ export function clearPending(stateDir: string): void {
   rmSync(pendingPath(stateDir), { force: true });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The applying process is still running (the same boot, the same pid). */
 export function applierAlive(p: PendingConfirmation): boolean {
   const boot = bootId();
   if (p.applier.bootId && boot && p.applier.bootId !== boot) return false;
-  return processAlive(p.applier.pid);
+  return pidAlive(p.applier.pid);
 }
 
 /** The watchdog started for this change is still running (it reverts; serve only steps in when it is gone). */
 export function watchdogAlive(p: PendingConfirmation): boolean {
   const boot = bootId();
   if (p.watchdogPid === undefined || (p.applier.bootId && boot && p.applier.bootId !== boot)) return false;
-  return processAlive(p.watchdogPid);
+  return pidAlive(p.watchdogPid);
 }
 
 /** When the revert is due (ms since the epoch), or undefined while the apply is still running. */
