@@ -2,7 +2,7 @@
 // byte for byte (every nft table, rules, routes, addresses; tables compared in name order, see
 // stateSnapshot) while a foreign table survives; generations are files that survive restarts; pruning
 // keeps the newest.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { res, type ResourceDoc } from "../lib/config.js";
@@ -111,7 +111,8 @@ describe("rollback", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("there is no generation 7");
     // A generation written by an older routerd whose fields this one rejects: every issue, no change.
-    const file = join(s.stateDir, "generations", "000001.json");
+    const dir = join(s.stateDir, "generations");
+    const file = join(dir, readdirSync(dir).find((f) => f.startsWith("000001-"))!);
     const g = JSON.parse(readFileSync(file, "utf8")) as { config: string };
     writeFileSync(file, JSON.stringify({ ...g, config: g.config.replace('"ifname": "lan0"', '"ifname": "lan0", "speed": 10') }));
     const invalid = s.routerd(["rollback", "--to", "1"]);

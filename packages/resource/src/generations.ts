@@ -63,8 +63,15 @@ export function appliedBy(command: string, env: NodeJS.ProcessEnv = process.env)
   return { command, user, host: hostname(), pid: process.pid, ...(from ? { from } : {}) };
 }
 
-const FILE = /^(\d{6,})\.json$/;
-const fileName = (n: number) => `${String(n).padStart(6, "0")}.json`;
+/** `000012-<sha256 hex>.json`: the digest in the name lets a no-op apply compare without reading the file. */
+const FILE = /^(\d{6,})-([0-9a-f]{64})\.json$/;
+const fileName = (n: number, digest: string) => `${String(n).padStart(6, "0")}-${digest.replace(/^sha256:/, "")}.json`;
+
+/** A generation's number and digest, known from its file name. */
+export interface GenerationRef {
+  generation: number;
+  digest: string;
+}
 
 export class GenerationStore {
   readonly dir: string;
@@ -72,19 +79,28 @@ export class GenerationStore {
     this.dir = join(stateDir, GENERATIONS_DIR);
   }
 
-  /** Generation numbers present, oldest first. */
-  numbers(): number[] {
+  /** Every generation's number and digest, oldest first (one readdir; no file is read). */
+  refs(): GenerationRef[] {
     if (!existsSync(this.dir)) return [];
     return readdirSync(this.dir)
-      .map((f) => FILE.exec(f)?.[1])
-      .filter((x): x is string => x !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
+      .flatMap((f) => {
+        const m = FILE.exec(f);
+        return m ? [{ generation: Number(m[1]), digest: `sha256:${m[2]}` }] : [];
+      })
+      .sort((a, b) => a.generation - b.generation);
+  }
+
+  numbers(): number[] {
+    return this.refs().map((r) => r.generation);
   }
 
   get(n: number): Generation | undefined {
-    const path = join(this.dir, fileName(n));
-    if (!existsSync(path)) return undefined;
+    const ref = this.refs().find((r) => r.generation === n);
+    return ref ? this.read(ref) : undefined;
+  }
+
+  private read(ref: GenerationRef): Generation {
+    const path = join(this.dir, fileName(ref.generation, ref.digest));
     try {
       return JSON.parse(readFileSync(path, "utf8")) as Generation;
     } catch (err) {
@@ -100,33 +116,39 @@ export class GenerationStore {
     throw new RouterdError("GenerationNotFound", `there is no generation ${n}`, { hint: have.length ? `generations kept: ${have.join(", ")} (routerd rollback --list)` : "no generation has been recorded yet: apply a config first" });
   }
 
+  newestRef(): GenerationRef | undefined {
+    return this.refs().at(-1);
+  }
+
   newest(): Generation | undefined {
-    const all = this.numbers();
-    return all.length ? this.get(all[all.length - 1]!) : undefined;
+    const ref = this.newestRef();
+    return ref ? this.read(ref) : undefined;
   }
 
   list(): GenerationSummary[] {
-    return this.numbers().flatMap((n) => {
-      const g = this.get(n);
-      if (!g) return [];
-      const { config: _c, ...summary } = g;
-      return [summary];
+    return this.refs().map((ref) => {
+      const { config: _c, ...summary } = this.read(ref);
+      return summary;
     });
   }
 
   /**
    * Records `config` as the next generation unless it is the newest one already (same digest): re-applying
-   * an unchanged config adds nothing to roll back to. Prunes to `keep`, never removing the newest or `protect`.
+   * an unchanged config adds nothing to roll back to (and costs one readdir). Prunes to `keep`, never
+   * removing the newest or `protect`.
    */
-  record(input: Omit<Generation, "generation" | "createdAt" | "digest">, opts: { keep?: number; protect?: number; now?: Date } = {}): { generation: Generation; created: boolean } {
+  record(input: Omit<Generation, "generation" | "createdAt" | "digest">, opts: { keep?: number; protect?: number; now?: Date } = {}): GenerationRef & { created: boolean } {
+    const digest = configDigest(input.config);
+    const same = (ref: GenerationRef | undefined) => ref !== undefined && ref.digest === digest;
+    const seen = this.newestRef();
+    if (same(seen)) return { ...seen!, created: false };
     return this.locked(() => {
-      const digest = configDigest(input.config);
-      const newest = this.newest();
-      if (newest && newest.digest === digest) return { generation: newest, created: false };
+      const newest = this.newestRef();
+      if (same(newest)) return { ...newest!, created: false };
       const generation: Generation = { generation: (newest?.generation ?? 0) + 1, createdAt: (opts.now ?? new Date()).toISOString(), digest, ...input };
       this.write(generation);
       this.prune(opts.keep ?? DEFAULT_GENERATIONS_KEPT, opts.protect);
-      return { generation, created: true };
+      return { generation: generation.generation, digest, created: true };
     });
   }
 
@@ -139,13 +161,13 @@ export class GenerationStore {
   }
 
   private write(g: Generation): void {
-    writeFileAtomic(join(this.dir, fileName(g.generation)), JSON.stringify(g, null, 2) + "\n", 0o600);
+    writeFileAtomic(join(this.dir, fileName(g.generation, g.digest)), JSON.stringify(g, null, 2) + "\n", 0o600);
   }
 
   private prune(keep: number, protect?: number): void {
-    const all = this.numbers();
+    const all = this.refs();
     const excess = all.slice(0, Math.max(0, all.length - Math.max(1, keep)));
-    for (const n of excess) if (n !== protect) unlinkSync(join(this.dir, fileName(n)));
+    for (const r of excess) if (r.generation !== protect) unlinkSync(join(this.dir, fileName(r.generation, r.digest)));
   }
 
   private locked<T>(fn: () => T): T {

@@ -64,6 +64,7 @@ export {
   type AppliedBy,
   type ConfirmationState,
   type Generation,
+  type GenerationRef,
   type GenerationResult,
   type GenerationSummary,
 } from "./generations.js";

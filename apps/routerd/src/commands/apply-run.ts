@@ -69,7 +69,7 @@ export async function applyAndReport(config: RouterConfig, source: ConfigSource,
         planToJson(result.plan, {
           results: result.results,
           ok: result.ok,
-          ...(recorded ? { generation: { number: recorded.generation.generation, created: recorded.created, digest: recorded.generation.digest } } : {}),
+          ...(recorded ? { generation: { number: recorded.generation, created: recorded.created, digest: recorded.digest } } : {}),
           ...(window ? { pendingConfirmation: pendingJson(window) } : {}),
           ...(reverted ? { reverted: { to: reverted.to, reason: reverted.reason, ok: reverted.result.ok } } : {}),
         }),
@@ -92,7 +92,7 @@ export async function applyAndReport(config: RouterConfig, source: ConfigSource,
 }
 
 function generationLine(r: Recorded): string {
-  return r.created ? `Recorded generation ${r.generation.generation} (${r.generation.digest.slice(0, 19)}).` : `The config is generation ${r.generation.generation} already; no new generation.`;
+  return r.created ? `Recorded generation ${r.generation} (${r.digest.slice(0, 19)}).` : `The config is generation ${r.generation} already; no new generation.`;
 }
 
 export function pendingJson(p: PendingConfirmation): Record<string, unknown> {

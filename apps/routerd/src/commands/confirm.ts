@@ -41,7 +41,7 @@ export const confirmCommand: Command = {
           print({ reverted: false, error: "nothing waits for confirmation" }, "Nothing waits for confirmation; nothing was reverted.", true);
           return 1;
         }
-        print({ reverted: true, to: outcome.to, reason: outcome.reason, ok: outcome.result.ok, generation: outcome.recorded?.generation.generation }, revertToText(outcome));
+        print({ reverted: true, to: outcome.to, reason: outcome.reason, ok: outcome.result.ok, generation: outcome.recorded?.generation }, revertToText(outcome));
         return outcome.result.ok ? 0 : 1;
       }
       const o = confirmPending(host.stateDir);

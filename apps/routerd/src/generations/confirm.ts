@@ -40,8 +40,8 @@ export function armConfirmation(dirs: WatchdogDirs, input: { text: string; path:
 
 /** After a successful apply: the window starts now. Returns the pending record with its deadline. */
 export function startWindow(stateDir: string, id: string, recorded: Recorded): PendingConfirmation | undefined {
-  const updated = update(stateDir, id, (p) => ({ ...p, generation: recorded.generation.generation, deadline: new Date(Date.now() + p.withinMs).toISOString() }));
-  if (updated) new GenerationStore(stateDir).setConfirmation(recorded.generation.generation, { state: "pending", deadline: updated.deadline! });
+  const updated = update(stateDir, id, (p) => ({ ...p, generation: recorded.generation, deadline: new Date(Date.now() + p.withinMs).toISOString() }));
+  if (updated) new GenerationStore(stateDir).setConfirmation(recorded.generation, { state: "pending", deadline: updated.deadline! });
   return updated;
 }
 

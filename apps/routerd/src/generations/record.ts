@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { RouterConfig } from "@routerd/api";
 import { reconcileOnce, type EngineOptions, type ReconcileResult } from "../core/engine.js";
 import { readPending } from "./pending.js";
-import { GenerationStore, appliedBy, type Generation, type GenerationResult } from "@routerd/resource";
+import { GenerationStore, appliedBy, type GenerationRef, type GenerationResult } from "@routerd/resource";
 
 export interface ConfigSource {
   text: string;
@@ -15,11 +15,8 @@ export interface ConfigSource {
   reason?: string;
 }
 
-export interface Recorded {
-  generation: Generation;
-  /** False when the config was the newest generation already. */
-  created: boolean;
-}
+/** The generation a run's config is now (created: false when it was the newest one already). */
+export type Recorded = GenerationRef & { created: boolean };
 
 export function resultOf(r: ReconcileResult): GenerationResult {
   const s = r.plan.summary;

@@ -61,7 +61,7 @@ describe("revertIfDue", () => {
     const outcome = await revertIfDue(reverter(applied));
     expect(Date.now()).toBeGreaterThanOrEqual(deadline);
     expect(applied).toEqual(["a"]);
-    expect(outcome).toMatchObject({ to: 1, recorded: { created: true, generation: { generation: 3 } }, configFile: { path: configPath, written: true } });
+    expect(outcome).toMatchObject({ to: 1, recorded: { created: true, generation: 3 }, configFile: { path: configPath, written: true } });
     expect(readFileSync(configPath, "utf8")).toBe(A);
     expect(readPending(dir)).toBeUndefined();
     expect(new GenerationStore(dir).require(2).confirmation?.state).toBe("reverted");

@@ -134,7 +134,7 @@ export function isDue(p: PendingConfirmation, now: number): boolean {
 
 export function revertToText(o: RevertOutcome): string {
   const target = o.to === null ? "the state before any generation (removed what routerd created)" : `generation ${o.to}`;
-  const lines = [`${o.reason}; restored ${target}${o.recorded?.created ? ` as generation ${o.recorded.generation.generation}` : ""}.`];
+  const lines = [`${o.reason}; restored ${target}${o.recorded?.created ? ` as generation ${o.recorded.generation}` : ""}.`];
   if (o.configFile) lines.push(o.configFile.written ? `${o.configFile.path} holds the restored config again.` : `could not restore ${o.configFile.path}: ${o.configFile.error}`);
   if (!o.result.ok) lines.push("Some steps of the revert failed; routerd serve retries them (see the report above).");
   return lines.join("\n");
