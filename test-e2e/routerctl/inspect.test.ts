@@ -65,6 +65,18 @@ describe("routerctl get", () => {
     expect(out).toMatch(/- id: Interface\/lan\n\s+kind: Interface\n\s+name: lan\n\s+phase: Ready/);
     expect(out).toContain("status:");
   });
+
+  it("sees a config serve applied, which serve recorded as a generation", async () => {
+    s.writeConfig([...config(), res("IPv4Route", "extra", { destination: "10.21.0.0/16", gateway: "192.168.50.254", table: 100 })]);
+    const listed = await until("serve to apply and record the edited config", () => {
+      const g = JSON.parse(s.routerd(["rollback", "--list", "--json"]).stdout) as { generations: { generation: number; appliedBy: { command: string }; configPath: string }[] };
+      return g.generations.find((x) => x.generation === 2);
+    }, 30_000, 200);
+    expect(listed).toMatchObject({ appliedBy: { command: "routerd serve" }, configPath: s.configPath });
+    const r = routerctl(["get", "IPv4Route/extra"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/IPv4Route\/extra\s+Ready/);
+  });
 });
 
 describe("routerctl describe", () => {
@@ -74,7 +86,7 @@ describe("routerctl describe", () => {
     expect(r.stdout).toContain("Kind:      IPv4Route");
     expect(r.stdout).toContain("Spec:\n  destination: 10.20.0.0/16\n  gateway: 192.168.50.254\n  table: 100");
     expect(r.stdout).toMatch(/Owned artifacts \(ledger\):\n {2}created\s+present\s+linux\.ipv4\.route /);
-    expect(r.stdout).toContain("note: spec from generation 1");
+    expect(r.stdout).toMatch(/note: spec from generation \d+/);
     const json = JSON.parse(routerctl(["describe", "ipv4staticaddress/lan-address", "--json"]).stdout) as { artifacts: { kind: string; name: string }[]; phase: string };
     expect(json.phase).toBe("Ready");
     expect(json.artifacts).toEqual([{ kind: "linux.ipv4.address", name: "lan0/192.168.50.1/24", ownership: "created", state: "present" }]);
