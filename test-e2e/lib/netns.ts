@@ -1,7 +1,7 @@
 // Test namespaces with unique names, removed in every outcome. Tests never touch the host's own network.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -88,4 +88,40 @@ export function snapshot(ns: Netns): string {
     ns.ip("route show table all").stdout,
     ns.ip("addr").stdout,
   ].join("\n----\n");
+}
+
+/**
+ * As snapshot, with the nft ruleset's tables in name order. The kernel lists tables in the order they were
+ * created, and replacing one table (its atomic update) moves it to the end: the order records history, not
+ * state. Every table's text, every rule, route and address is still compared byte for byte.
+ */
+export function stateSnapshot(ns: Netns): string {
+  const ruleset = ns.exec("nft", ["list", "ruleset"]).stdout;
+  const tables = ruleset.split(/\n(?=table )/).map((t) => t.replace(/\n+$/, ""));
+  return [tables.sort().join("\n"), ns.ip("rule show").stdout, ns.ip("route show table all").stdout, ns.ip("addr").stdout].join("\n----\n");
+}
+
+/**
+ * A PATH for "the host lacks these tools": a directory holding links to every program in the normal PATH
+ * except `without` (so `ip netns exec` and everything else still work). Remove it with the returned cleanup.
+ */
+export function pathWithout(without: readonly string[]): { path: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "routerd-path-"));
+  for (const d of (process.env.PATH ?? "").split(":").filter(Boolean)) {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      if (without.includes(n) || existsSync(join(dir, n))) continue;
+      try {
+        symlinkSync(join(d, n), join(dir, n));
+      } catch {
+        /* a name that cannot be linked */
+      }
+    }
+  }
+  return { path: dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -28,7 +28,19 @@ export function statusToText(s: DaemonStatus): string {
   const width = Math.max(8, ...s.resources.map((r) => r.name.length));
   for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`);
   for (const c of s.conditions) lines.push(`  condition ${c.type}=${conditionStatusToJSON(c.status)} ${c.reason} ${c.message}`.trimEnd());
+  const pending = pendingConfirmation(s);
+  if (pending) lines.push(pending);
   return lines.join("\n");
+}
+
+/** routerd serve's pending confirmation (apply --confirm-within), as one line with the time left. */
+function pendingConfirmation(s: DaemonStatus, now = Date.now()): string | undefined {
+  const details = s.detailsJson ? (JSON.parse(s.detailsJson) as { pendingConfirmation?: { generation: number | null; revertTo: number | null; deadline: string | null } }) : undefined;
+  const p = details?.pendingConfirmation;
+  if (!p) return undefined;
+  const left = p.deadline ? ` (in ${Math.max(0, Math.round((Date.parse(p.deadline) - now) / 1000))} s)` : "";
+  const target = p.revertTo === null ? "nothing" : `generation ${p.revertTo}`;
+  return `  pending confirmation: generation ${p.generation ?? "(being applied)"} reverts to ${target} at ${p.deadline ?? "(apply running)"}${left} unless \`routerd confirm\``;
 }
 
 export function eventToJson(e: Event): Record<string, unknown> {

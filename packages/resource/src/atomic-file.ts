@@ -49,7 +49,8 @@ export class LockBusyError extends Error {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** The process exists (EPERM: it does, under another user). */
+export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

@@ -18,7 +18,7 @@ export {
   type OwnerKey,
   type OwnerParts,
 } from "./artifact.js";
-export { FileLock, LockBusyError, withLock, writeFileAtomic, fsyncDir } from "./atomic-file.js";
+export { FileLock, LockBusyError, pidAlive, withLock, writeFileAtomic, fsyncDir } from "./atomic-file.js";
 export { Ledger, LedgerFormatError, LEDGER_API_VERSION, type LedgerDocument, type LedgerEntry, type LedgerState, type Ownership } from "./ledger.js";
 export { BACKUPS_KEPT, LEDGER_FILE, LedgerSession, backupLedger, ledgerPath, listBackups, readLedger, writeLedger } from "./ledger-store.js";
 export {
@@ -54,3 +54,17 @@ export {
   rtProtosContent,
 } from "./artifact-names.js";
 export { traceStage } from "./trace.js";
+export {
+  DEFAULT_GENERATIONS_KEPT,
+  GENERATIONS_DIR,
+  GenerationStore,
+  appliedBy,
+  configDigest,
+  parseKeep,
+  type AppliedBy,
+  type ConfirmationState,
+  type Generation,
+  type GenerationRef,
+  type GenerationResult,
+  type GenerationSummary,
+} from "./generations.js";

@@ -2,14 +2,20 @@
 import { completionCommand, versionCommand, type Command, type Program } from "@routerd/cli";
 import { bgpCommand } from "./bgp.js";
 import { daemonCommand } from "./daemon.js";
+import { describeCommand } from "./describe.js";
 import { dnsCommand } from "./dns.js";
+import { doctorCommand } from "./doctor.js";
 import { eventsCommand } from "./events.js";
+import { getCommand } from "./get.js";
 import { healthCommand } from "./health.js";
 import { statusCommand } from "./status.js";
 import { programVersion } from "./version.js";
 
 export const COMMANDS: readonly Command[] = [
   statusCommand,
+  getCommand,
+  describeCommand,
+  doctorCommand,
   healthCommand,
   eventsCommand,
   daemonCommand,

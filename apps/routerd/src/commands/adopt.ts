@@ -1,10 +1,9 @@
-import { LedgerSession, backupLedger } from "@routerd/resource";
+import { backupLedger, LedgerSession, readStatuses } from "@routerd/resource";
 import type { Command } from "@routerd/cli";
 import { observeFor } from "../core/engine.js";
 import { computeDesired, recordableAttributes } from "../core/desired.js";
 import { plan } from "../core/plan.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
-import { readStatuses } from "@routerd/resource";
 
 export const adoptCommand: Command = {
   name: "adopt",

@@ -1,16 +1,16 @@
 import { systemRunner, type HostContext } from "@routerd/host";
 import { LedgerFormatError, LockBusyError, RouterdError, StatusFormatError, traceStage } from "@routerd/resource";
-import type { RouterConfig } from "@routerd/api";
-import type { Io, OptionSpec } from "@routerd/cli";
+import { loadConfig, type RouterConfig } from "@routerd/api";
+import type { Io, OptionSpec, OptionValues } from "@routerd/cli";
 import { readFileSync } from "node:fs";
 import { readCachedConfig, writeCachedConfig } from "../core/config-cache.js";
-import { formatIssue, loadOrReport } from "./validate.js";
+import { formatIssue } from "./validate.js";
 
 export const CONFIG_OPTION: Record<string, OptionSpec> = {
   config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)", complete: "file" },
 };
 
-export function hostContext(v: Record<string, string | boolean | undefined>): HostContext {
+export function hostContext(v: OptionValues): HostContext {
   return { root: String(v.root ?? "/"), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]), runner: systemRunner };
 }
 
@@ -18,42 +18,56 @@ export function hostContext(v: Record<string, string | boolean | undefined>): Ho
  * Loads and validates the config, printing every issue. With `cache: "read"` or `"write"` an unchanged file
  * reuses the last validation from the state dir (only reconcile writes it: plan touches nothing).
  */
-export function loadConfigOrExit(v: Record<string, string | boolean | undefined>, io: Io, cache: "off" | "read" | "write" = "off"): RouterConfig | undefined {
+export function loadConfigOrExit(v: OptionValues, io: Io, cache: "off" | "read" | "write" = "off"): RouterConfig | undefined {
   const loaded = loadConfigCached(v, io, cache);
   loaded?.saveCache();
   return loaded?.config;
 }
 
-/**
- * As loadConfigOrExit, but the cache is written when the caller calls saveCache (reconcile does it while
- * `ip -batch` runs, when this process would otherwise wait). saveCache does nothing when there is nothing new.
- */
-export function loadConfigCached(v: Record<string, string | boolean | undefined>, io: Io, cache: "off" | "read" | "write"): { config: RouterConfig; saveCache(): void } | undefined {
+export interface LoadedConfig {
+  config: RouterConfig;
+  /** The file's text as read (generations store it). */
+  text: string;
+  path: string;
+  /** Writes the validation cache; reconcile calls it while `ip -batch` runs. Does nothing when there is nothing new. */
+  saveCache(): void;
+}
+
+/** As loadConfigOrExit, with the text and a deferred cache write. */
+export function loadConfigCached(v: OptionValues, io: Io, cache: "off" | "read" | "write"): LoadedConfig | undefined {
   const path = v.config as string | undefined;
+  if (!path) {
+    io.err("--config FILE is required");
+    return undefined;
+  }
   const stateDir = String(v["state-dir"]);
-  let text: string | undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    io.err(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return undefined;
+  }
   const nothing = () => undefined;
-  if (cache !== "off" && path) {
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      text = undefined;
-    }
-    const hit = text === undefined ? undefined : readCachedConfig(stateDir, path, text);
+  if (cache !== "off") {
+    const hit = readCachedConfig(stateDir, path, text);
     traceStage("config cache read");
     if (hit?.config) {
       for (const i of hit.issues) io.err(formatIssue(i));
-      return { config: hit.config, saveCache: nothing };
+      return { config: hit.config, text, path, saveCache: nothing };
     }
   }
-  const result = loadOrReport(path, io, false);
+  const result = loadConfig(text, path);
+  for (const i of result.issues) io.err(formatIssue(i));
   traceStage("config parsed and validated");
   if (!result.config) return undefined;
   const config = result.config;
-  if (cache !== "write" || !path || text === undefined) return { config, saveCache: nothing };
+  if (cache !== "write") return { config, text, path, saveCache: nothing };
   let saved = false;
   return {
     config,
+    text,
+    path,
     saveCache: () => {
       if (saved) return;
       saved = true;
@@ -69,7 +83,7 @@ export function reportError(err: unknown, io: Io, json: boolean): number {
   if (!known) throw err;
   const e = err as Error;
   if (json) io.out(JSON.stringify({ error: err instanceof RouterdError ? err.toJSON() : { code: e.name, message: e.message } }, null, 2));
-  else io.err(`error: ${e.message}`);
+  else io.err(`error: ${e.message}${err instanceof RouterdError && err.hint ? `\n  ${err.hint}` : ""}`);
   return 1;
 }
 

@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { durationMs } from "@routerd/api";
 
 import type { Command } from "@routerd/cli";
+import { parseKeep } from "@routerd/resource";
+import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 
 export const serveCommand: Command = {
@@ -12,7 +14,10 @@ export const serveCommand: Command = {
     "Reconciles on config change (the file is re-read every second and on SIGHUP), on health transitions and\n" +
     "every --interval. Starts, restarts (with back-off) and tears down daemons; a restarted serve re-attaches\n" +
     "to running daemons instead of starting duplicates. With a RouterdCluster resource only the lease holder\n" +
-    "changes the host. Status: `routerctl status` (socket <run-dir>/routerd/core.sock).",
+    "changes the host. Status: `routerctl status` (socket <run-dir>/routerd/core.sock).\n" +
+    "Each config it applies successfully is recorded as a generation. A change left pending by\n" +
+    "`routerd apply --confirm-within` is reverted when its deadline passes, also after serve restarts; while\n" +
+    "it is pending, serve does not apply a different config.",
   exitCodes: { 0: "stopped by SIGTERM or SIGINT", 1: "the config cannot be read or an option is wrong" },
   examples: [
     { command: "routerd serve --config /etc/routerd/router.yaml", description: "what the routerd.service unit runs" },
@@ -25,6 +30,7 @@ export const serveCommand: Command = {
     "node-name": { type: "string", valueName: "NAME", description: "this node's name in the cluster lease (default: host name)" },
     "stop-daemons-on-exit": { type: "boolean", description: "stop supervised daemons when serve stops (default: leave them running)" },
     "log-level": { type: "string", default: "info", valueName: "LEVEL", description: "pino log level" },
+    ...KEEP_OPTION,
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
@@ -49,6 +55,7 @@ export const serveCommand: Command = {
       intervalMs,
       nodeName: (v["node-name"] as string | undefined) ?? defaultNodeName(),
       stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),
+      keepGenerations: parseKeep(v["keep-generations"]),
       logger,
     });
     await server.run();

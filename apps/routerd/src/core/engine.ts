@@ -38,6 +38,11 @@ export interface EngineOptions {
   when?: WhenState;
   /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
   whileApplying?: () => void;
+  /**
+   * Called once the plan is ready, before anything is written: false abandons the run with no change. A
+   * confirm-or-rollback revert plans ahead of its deadline and waits here until the deadline.
+   */
+  beforeApply?: () => Promise<boolean>;
 }
 
 export interface PlanRun {
@@ -116,12 +121,15 @@ export interface ReconcileResult extends PlanRun {
   verified: Inventory;
   ok: boolean;
   changed: boolean;
+  /** beforeApply said no: nothing was written. */
+  abandoned?: boolean;
 }
 
 export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): Promise<ReconcileResult> {
   const session = LedgerSession.open(opts.host.stateDir);
   try {
     const run = await planWith(config, opts, session);
+    if (opts.beforeApply && !(await opts.beforeApply())) return { ...run, results: [], verified: run.inventory, ok: true, changed: false, abandoned: true };
     const { plan: p, desired } = run;
     const ledger = session.ledger;
     const mutationsBefore = ledger.mutations;

@@ -18,6 +18,7 @@ import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { Supervisor } from "./supervisor.js";
+import { ServeGenerations } from "./confirm.js";
 
 export interface ServeOptions {
   configPath: string;
@@ -26,6 +27,7 @@ export interface ServeOptions {
   nodeName: string;
   stopDaemonsOnExit: boolean;
   logger: Logger;
+  keepGenerations?: number;
 }
 
 export class Server {
@@ -42,9 +44,11 @@ export class Server {
   private kicked = false;
   private timer?: NodeJS.Timeout;
   private ctx?: DaemonContext;
+  private readonly generations: ServeGenerations;
 
   constructor(private readonly opts: ServeOptions) {
     this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir }, opts.logger);
+    this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
   }
 
   /** Ask for a reconcile soon (debounced: many kicks, one run). */
@@ -105,6 +109,8 @@ export class Server {
       const spec = this.config && makeConfigView(this.config).find<EgressRoutePolicySpec>("EgressRoutePolicy", name)?.spec;
       if (d.pending && spec) ms = Math.min(ms, Math.max(10, d.pending.since + durationMs(spec.failbackDelay) - now));
     }
+    const due = this.generations.msUntilRevert(now);
+    if (due !== undefined) ms = Math.min(ms, Math.max(10, due));
     // The config file is polled too: fs.watch misses atomic renames on some filesystems.
     return Math.min(ms, 1000);
   }
@@ -159,6 +165,17 @@ export class Server {
       }
     }
 
+    // A pending confirmation: revert it when due; do not apply a different config meanwhile.
+    const held = await this.generations.tick(ctx, this.configText, (c, allowEmpty, beforeApply) => reconcileOnce(c, { host: this.opts.host, allowEmpty, beforeApply }));
+    if (held === "reverted") {
+      this.kick(); // the config file holds the restored generation: reload and reconcile it with the daemons
+      return;
+    }
+    if (held === "hold") {
+      ctx.status.setDetails({ held: "a change waits for confirmation", pendingConfirmation: this.generations.details() ?? null });
+      return;
+    }
+
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     const health = await readProbeStates(this.opts.host.runDir);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
@@ -177,6 +194,7 @@ export class Server {
     const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port });
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
+    this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
     for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
 
@@ -189,7 +207,8 @@ export class Server {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
     }
     ctx.status.setPhase(result.ok ? "Running" : "Degraded");
-    ctx.status.setDetails({ lastReconcile: new Date().toISOString(), ok: result.ok, summary: result.plan.summary, daemons: this.supervisor.running() });
+    const pendingConfirmation = this.generations.details();
+    ctx.status.setDetails({ lastReconcile: new Date().toISOString(), ok: result.ok, summary: result.plan.summary, daemons: this.supervisor.running(), ...(pendingConfirmation ? { pendingConfirmation } : {}) });
     if (result.changed || !result.ok) {
       ctx.events.emit({
         topic: result.ok ? "reconcile.applied" : "reconcile.failed",
