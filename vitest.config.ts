@@ -14,6 +14,9 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
           environment: "node",
+          // Unit tests are bounded by work (fuzz counts, SIGKILL loops), not by time: vitest's 5 s default only
+          // made them fail on a busy 2-core machine.
+          testTimeout: 60_000,
         },
       },
       {

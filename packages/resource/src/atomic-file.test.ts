@@ -82,7 +82,7 @@ describe("writeFileAtomic", () => {
     expect(listBackups(stateDir)).toEqual([]);
     writeLedger(stateDir, ledger);
     expect(readLedger(stateDir).generation).toBe(generations[0]! + 1);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("FileLock", () => {
