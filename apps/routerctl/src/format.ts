@@ -26,9 +26,29 @@ export function statusToJson(s: DaemonStatus): Record<string, unknown> {
 export function statusToText(s: DaemonStatus): string {
   const lines = [`${s.daemon}/${s.instance}  pid ${s.pid}  ${phaseToJSON(s.phase).replace("PHASE_", "")}  ${healthStatusToJSON(s.health).replace("HEALTH_STATUS_", "")}`];
   const width = Math.max(8, ...s.resources.map((r) => r.name.length));
-  for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`);
+  for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`.trimEnd());
   for (const c of s.conditions) lines.push(`  condition ${c.type}=${conditionStatusToJSON(c.status)} ${c.reason} ${c.message}`.trimEnd());
+  lines.push(...detailLines(s.detailsJson ? (JSON.parse(s.detailsJson) as Record<string, unknown>) : {}));
   return lines.join("\n");
+}
+
+interface DaemonDetail {
+  daemon: string;
+  instance: string;
+  pid?: number;
+  restarts: number;
+}
+
+/** routerd serve's details: when it last reconciled, and the daemons it supervises. */
+function detailLines(d: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (typeof d.lastReconcile === "string") out.push(`  last reconcile ${d.lastReconcile}${d.ok === false ? " (failed: routerctl events --topic reconcile)" : ""}`);
+  if (Array.isArray(d.daemons)) {
+    const daemons = d.daemons as DaemonDetail[];
+    out.push(`  daemons (${daemons.length}):`);
+    for (const x of daemons) out.push(`    ${`${x.daemon}/${x.instance}`.padEnd(28)} ${x.pid ? `pid ${x.pid}` : "not running"}${x.restarts ? `, ${x.restarts} restarts` : ""}`);
+  }
+  return out;
 }
 
 export function eventToJson(e: Event): Record<string, unknown> {
