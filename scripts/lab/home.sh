@@ -74,12 +74,7 @@ home_poke() {
     tail -f $LAB_DIR/logs/routerd.log
 EOF
   run_hook poke
-  cat <<EOF
-
-    npm run lab -- status             # is it up?
-    npm run lab -- check              # run the checks again
-    npm run lab -- down               # remove everything the lab created
-EOF
+  common_poke
 }
 
 home_status() {
