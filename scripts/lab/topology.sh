@@ -18,6 +18,7 @@ HOME_NAMESPACES=("$NS_ISP1" "$NS_ISP2" "$NS_ROUTER" "$NS_LAN")
 # ISP 1: IPv4 by DHCP, IPv6 by router advertisements and prefix delegation.
 ISP1_ADDR=198.51.100.1
 ISP1_NET=198.51.100
+ISP1_DNS=198.51.100.53
 ISP1_ADDR6=2001:db8:1::1
 ISP1_PD_POOL=2001:db8:1000::/40
 # ISP 2: IPv4 only (as many second uplinks are).

@@ -6,20 +6,21 @@ needs dnsmasq dnsmasq-base
 # The ISP's DHCPv4 server: dnsmasq on its side of the link, DHCP only (port=0: no DNS).
 isp_dhcp_server() {
   local name="$1" ns="$2" net="$3"
+  shift 3
   mkdir -p "$LAB_DIR/$name"
   # --no-ping: an ISP's server on a point-to-point link need not ping an address before offering it (3 s).
   start_bg "$name-dhcp" "$ns" dnsmasq --keep-in-foreground --conf-file=/dev/null --port=0 --no-ping \
     --interface=cpe0 --bind-interfaces --dhcp-authoritative --log-dhcp --log-facility=- \
     --dhcp-range="$net.100,$net.199,10m" --dhcp-option=option:router,"$net.1" \
-    --dhcp-leasefile="$LAB_DIR/$name/dhcp.leases" --pid-file=
+    --dhcp-leasefile="$LAB_DIR/$name/dhcp.leases" --pid-file= "$@"
 }
 
 wan_dhcp_setup() {
-  isp_dhcp_server isp1 "$NS_ISP1" "$ISP1_NET"
+  isp_dhcp_server isp1 "$NS_ISP1" "$ISP1_NET" --dhcp-option=option:dns-server,"$ISP1_DNS"
   isp_dhcp_server isp2 "$NS_ISP2" "$ISP2_NET"
   lab_server isp1-web "$NS_ISP1" --http 0.0.0.0:80 --http '[::]:80'
   lab_server isp2-web "$NS_ISP2" --http 0.0.0.0:80
-  info "$NS_ISP1: cpe0 $ISP1_ADDR/24, DHCPv4 pool $ISP1_NET.100-199 (dnsmasq), web server :80"
+  info "$NS_ISP1: cpe0 $ISP1_ADDR/24, DHCPv4 pool $ISP1_NET.100-199 and DNS server $ISP1_DNS (dnsmasq), web server :80"
   info "$NS_ISP2: cpe0 $ISP2_ADDR/24, DHCPv4 pool $ISP2_NET.100-199 (dnsmasq), web server :80"
 }
 

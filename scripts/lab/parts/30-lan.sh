@@ -6,10 +6,11 @@ needs udhcpc udhcpc
 
 lan_setup() {
   # A laptop's own choices: ask again every second while there is no answer.
-  start_bg lan-dhcp "$NS_LAN" udhcpc -f -i eth0 -s "$LAB_JS/udhcpc.sh" -T 1 -t 3 -A 1 -x hostname:media
+  mkdir -p "$LAB_DIR/lan"
+  start_bg lan-dhcp "$NS_LAN" env LAB_RESOLV="$LAB_DIR/lan/resolv.conf" udhcpc -f -i eth0 -s "$LAB_JS/udhcpc.sh" -T 1 -t 3 -A 1 -x hostname:media
   lab_server lan-web "$NS_LAN" --http 0.0.0.0:80 --http '[::]:80'
   ip -n "$NS_LAN" link set eth0 up
-  info "$NS_LAN: eth0 ($LAN_CLIENT_MAC), udhcpc and SLAAC, web server :80"
+  info "$NS_LAN: eth0 ($LAN_CLIENT_MAC), udhcpc (resolver: $LAB_DIR/lan/resolv.conf) and SLAAC, web server :80"
 }
 
 lan_v4() {
@@ -31,7 +32,8 @@ client_v4_ok() {
   addr="$(lan_v4)" || { echo "no IPv4 address on the client"; return 1; }
   [[ "$addr" == "$LAN_CLIENT_ADDR/24" ]] || { echo "the client has $addr, not its reserved $LAN_CLIENT_ADDR/24"; return 1; }
   ip -n "$NS_LAN" -4 route show default | grep -q "via $ROUTER_LAN_ADDR" || { echo "no default route via $ROUTER_LAN_ADDR"; return 1; }
-  echo "$addr (its DHCPv4Reservation), default route via $ROUTER_LAN_ADDR"
+  grep -qx "nameserver $ISP1_DNS" "$LAB_DIR/lan/resolv.conf" 2>/dev/null || { echo "no DNS server $ISP1_DNS from the router's DHCP ($(tr '\n' ' ' <"$LAB_DIR/lan/resolv.conf" 2>/dev/null))"; return 1; }
+  echo "$addr (its DHCPv4Reservation), default route via $ROUTER_LAN_ADDR, DNS $ISP1_DNS (isp1's, by dnsServerFrom)"
 }
 
 client_v6_ok() {
@@ -44,7 +46,7 @@ client_v6_ok() {
 }
 
 lan_checks() {
-  check "the LAN client got its reserved IPv4 address by DHCP" client_v4_ok
+  check "the LAN client got its reserved IPv4 address, the router and isp1's DNS server by DHCP" client_v4_ok
   check "the LAN client configured IPv6 by SLAAC from the router's advertisements" client_v6_ok
   check "the LAN client reaches isp1's web server over IPv6 (no NAT: seen as its own address)" \
     probe "$NS_LAN" http "$ISP1_ADDR6" 80 --expect-server isp1-web --expect-peer "$(lan_v6)"
