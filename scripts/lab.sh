@@ -59,17 +59,21 @@ write_wrappers() {
   cat >"$LAB_DIR/routerd" <<EOF
 #!/bin/sh
 # routerd for this lab: runs in $NS_ROUTER with its state, root and run dirs under $LAB_DIR.
+# Commands that work on no router state run as they are; every other one gets the lab's dirs.
 case "\$1" in
-  plan|reconcile|adopt|ledger|serve)
+  ""|validate|schema|version|completion|help|-h|--help|--version) exec node $ROUTERD_JS "\$@" ;;
+  *)
     cmd="\$1"; shift
     exec ip netns exec $NS_ROUTER node $ROUTERD_JS "\$cmd" "\$@" --state-dir $LAB_DIR/state --root $LAB_DIR/root --run-dir $LAB_DIR/run ;;
-  *) exec node $ROUTERD_JS "\$@" ;;
 esac
 EOF
   cat >"$LAB_DIR/routerctl" <<EOF
 #!/bin/sh
 # routerctl for this lab: asks routerd and its daemons in $NS_ROUTER over their sockets in $LAB_DIR/run.
-exec ip netns exec $NS_ROUTER node $ROUTERCTL_JS "\$@" --run-dir $LAB_DIR/run
+case "\$1" in
+  ""|version|completion|help|-h|--help|--version) exec node $ROUTERCTL_JS "\$@" ;;
+  *) exec ip netns exec $NS_ROUTER node $ROUTERCTL_JS "\$@" --run-dir $LAB_DIR/run ;;
+esac
 EOF
   chmod +x "$LAB_DIR/routerd" "$LAB_DIR/routerctl"
 }

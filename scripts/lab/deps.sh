@@ -46,7 +46,9 @@ ensure_packages() {
 ensure_node() {
   command -v node >/dev/null 2>&1 || die "Node.js 20 or newer is required (Debian 12's nodejs package is 18: use the nodejs.org or NodeSource build)"
   local major
-  major="$(node -p 'process.versions.node.split(".")[0]')"
+  major="$(node --version)"
+  major="${major#v}"
+  major="${major%%.*}"
   ((major >= 20)) || die "Node.js $(node --version) is too old; routerd needs 20 or newer"
 }
 
