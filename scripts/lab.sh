@@ -4,7 +4,8 @@
 # Settings: ROUTERD_LAB_NAME (namespace prefix, default rdlab), ROUTERD_LAB_DIR (default /tmp/routerd-lab).
 set -Eeuo pipefail
 # A command that fails where nothing expects it ends the script: say which one.
-trap 'printf "lab: unexpected failure (exit %d) at %s line %d: %s\n" "$?" "${BASH_SOURCE[0]##*/scripts/}" "$LINENO" "$BASH_COMMAND" >&2' ERR
+# (A function's own `return N` is its answer, not a failure.)
+trap 'rc=$?; [[ "$BASH_COMMAND" == return* ]] || printf "lab: unexpected failure (exit %d) at %s line %d: %s\n" "$rc" "${BASH_SOURCE[0]##*/scripts/}" "$LINENO" "$BASH_COMMAND" >&2' ERR
 
 LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lab"
 # shellcheck source=lab/common.sh

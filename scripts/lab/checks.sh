@@ -15,25 +15,42 @@ record() {
 }
 
 # check NAME COMMAND...: PASS when the command exits 0; the detail is its last output line.
-check() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then
-    record "$name" PASS "$(tail -n 1 <<<"$out")"
-  else
-    record "$name" FAIL "$(tail -n 2 <<<"$out" | tr '\n' ' ')"
-  fi
+# check_fails NAME COMMAND...: PASS when the command fails (something that must not work without routerd).
+# Checks run side by side (each is mostly a Node.js start-up or a timeout); checks_wait records them in
+# the order they were started. The arguments are evaluated when check is called, the command in the background.
+CHECKS_PENDING=()
+check() { check_start pass "$@"; }
+check_fails() { check_start fail "$@"; }
+
+check_start() {
+  local expect="$1" name="$2" out
+  shift 2
+  out="$(mktemp "$LAB_DIR/run-lab/check.XXXXXX")"
+  # The background check's failure is its result, not the script's: no errexit, no ERR report there.
+  (
+    trap - ERR
+    set +e
+    "$@" >"$out" 2>&1
+    echo $? >"$out.rc"
+  ) &
+  CHECKS_PENDING+=("$expect|$name|$out|$!")
 }
 
-# check_fails NAME COMMAND...: PASS when the command fails (something that must not work without routerd).
-check_fails() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then
-    record "$name" FAIL "unexpectedly succeeded: $(tail -n 1 <<<"$out")"
-  else
-    record "$name" PASS "$(tail -n 1 <<<"$out")"
-  fi
+checks_wait() {
+  local entry expect name out pid rc text
+  for entry in "${CHECKS_PENDING[@]}"; do
+    IFS='|' read -r expect name out pid <<<"$entry"
+    wait "$pid" 2>/dev/null || true
+    rc="$(cat "$out.rc" 2>/dev/null || echo 1)"
+    text="$(cat "$out" 2>/dev/null)"
+    rm -f "$out" "$out.rc"
+    if [[ "$expect" == pass && "$rc" == 0 ]]; then record "$name" PASS "$(tail -n 1 <<<"$text")"
+    elif [[ "$expect" == pass ]]; then record "$name" FAIL "$(tail -n 2 <<<"$text" | tr '\n' ' ')"
+    elif [[ "$rc" == 0 ]]; then record "$name" FAIL "unexpectedly succeeded: $(tail -n 1 <<<"$text")"
+    else record "$name" PASS "$(tail -n 1 <<<"$text")"
+    fi
+  done
+  CHECKS_PENDING=()
 }
 
 # probe NS ARGS...: scripts/lab/probe.mjs (a request to a lab server) from inside a namespace.
@@ -45,6 +62,7 @@ probe() {
 
 # Prints the table of results; returns 1 when any check failed.
 summary() {
+  checks_wait
   local i failed=0 width=0
   for i in "${!CHECK_NAMES[@]}"; do ((${#CHECK_NAMES[i]} > width)) && width=${#CHECK_NAMES[i]}; done
   step "Summary"

@@ -47,14 +47,40 @@ home_check() {
   check "routerd serve is running and its last reconcile succeeded (routerctl status)" serve_running
   check "the ledger records what routerd created" ledger_is_complete
   run_hook checks
+  checks_wait
 }
 
-# The operator's view: what routerd and its daemons say about the router.
+# The operator's view: what routerd and its daemons say about the router. Each piece is a Node.js
+# program or two: they run side by side and print in order.
 home_show() {
   step "The operator's view"
+  local part fn pieces=(show_status) out=() pids=() i
+  for part in "${LAB_PARTS[@]}"; do
+    fn="${part//-/_}_show"
+    if declare -F "$fn" >/dev/null; then pieces+=("$fn"); fi
+  done
+  pieces+=(show_ledger)
+  for i in "${!pieces[@]}"; do
+    out[i]="$(mktemp "$LAB_DIR/run-lab/show.XXXXXX")"
+    (
+      trap - ERR
+      "${pieces[i]}" >"${out[i]}" 2>&1 || true
+    ) &
+    pids[i]=$!
+  done
+  for i in "${!pieces[@]}"; do
+    wait "${pids[i]}" || true
+    cat "${out[i]}"
+    rm -f "${out[i]}"
+  done
+}
+
+show_status() {
   info "\$ routerctl status"
   routerctl_lab status | sed 's/^/    /'
-  run_hook show
+}
+
+show_ledger() {
   info "\$ routerd ledger (summary)"
   routerd_lab ledger --json | node -e '
     const doc = JSON.parse(require("fs").readFileSync(0, "utf8"));

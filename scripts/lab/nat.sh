@@ -41,6 +41,7 @@ nat_up() {
 
   step "routerd validate --config examples/nat-gateway.yaml"
   check "config is valid" node "$ROUTERD_JS" validate --config "$NAT_CONFIG"
+  checks_wait
 
   step "routerd plan (in $NS_ROUTER; nothing is changed yet)"
   routerd_lab plan --config "$NAT_CONFIG" | sed 's/^/    /' || true
@@ -73,6 +74,7 @@ nat_checks() {
     probe "$NS_ISP" udp "$NAT_ROUTER_WAN_ADDR" 27015 --expect-local "$NAT_GAME_ADDR" --expect-peer "$NAT_ISP_ADDR"
   check "hairpin: LAN $NAT_GAME_ADDR reaches $NAT_ROUTER_WAN_ADDR:8080 → $NAT_WEB_ADDR:80" \
     probe "$NS_LAN" http "$NAT_ROUTER_WAN_ADDR" 8080 --source "$NAT_GAME_ADDR" --expect-local "$NAT_WEB_ADDR" --expect-peer "$NAT_ROUTER_LAN_ADDR"
+  checks_wait
 }
 
 nat_poke() {

@@ -60,8 +60,9 @@ create_topology() {
   ip -n "$NS_ISP1" address add "$ISP1_ADDR6/64" dev cpe0
   ip -n "$NS_ISP2" address add "$ISP2_ADDR/24" dev cpe0
   for ns in "$NS_ISP1" "$NS_ISP2"; do
-    # An ISP's own router advertisements are not for itself.
-    inns "$ns" sysctl -qw net.ipv6.conf.cpe0.accept_ra=0
+    # An ISP's access router forwards IPv6: its neighbour advertisements then say "router" (else the
+    # router drops it from its default routers at the first one), and its own RAs are not for itself.
+    inns "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1 net.ipv6.conf.cpe0.accept_ra=0
     ip -n "$ns" address add "$INTERNET_ADDR/32" dev lo
     ip -n "$ns" link set cpe0 up
   done
@@ -112,38 +113,53 @@ wait_servers() {
   for name in "${LAB_SERVERS[@]}"; do wait_file "$name" "$LAB_DIR/run-lab/$name.ready"; done
 }
 
-# stop_pid PID: TERM, then KILL after 3 s. Only ever called with pids the lab started or found in its namespaces.
-stop_pid() {
-  local pid="$1" i
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 30; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
+# stop_pids SECONDS PID...: TERM to all at once, KILL to whatever still runs after SECONDS. Only ever
+# called with pids the lab started or found in its namespaces.
+stop_pids() {
+  local grace="$1" pid i alive
+  shift
+  (($#)) || return 0
+  kill -TERM "$@" 2>/dev/null || true
+  for ((i = 0; i < grace * 10; i++)); do
+    alive=()
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive+=("$pid"); done
+    ((${#alive[@]})) || return 0
     sleep 0.1
   done
-  kill -KILL "$pid" 2>/dev/null || true
+  kill -KILL "${alive[@]}" 2>/dev/null || true
 }
 
-# Stops routerd serve first (it stops its daemons), then the lab's own processes, then anything still
-# running inside the lab's namespaces (started there by the lab or its user).
+# Stops routerd serve first (it stops its daemons, and the DHCP clients release their leases), then the
+# lab's own processes, then anything still running inside the lab's namespaces (started there by the lab
+# or its user).
 stop_processes() {
-  local pidfile pid ns
-  for pidfile in "$LAB_DIR/pids/routerd.pid" "$LAB_DIR"/pids/*.pid; do
+  local pidfile pid ns name pids=() names=()
+  pid="$(cat "$LAB_DIR/pids/routerd.pid" 2>/dev/null || true)"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && in_lab_namespace "$pid"; then
+    info "stopping routerd serve (pid $pid) and the daemons it runs"
+    stop_pids 10 "$pid"
+  fi
+  rm -f "$LAB_DIR/pids/routerd.pid"
+  for pidfile in "$LAB_DIR"/pids/*.pid; do
     [[ -f "$pidfile" ]] || continue
     pid="$(cat "$pidfile")"
+    name="$(basename "$pidfile" .pid)"
     # A recycled pid belongs to someone else: only stop it if it still runs in one of the lab's namespaces.
     if [[ "$pid" =~ ^[0-9]+$ ]] && in_lab_namespace "$pid"; then
-      info "stopping $(basename "$pidfile" .pid) (pid $pid)"
-      stop_pid "$pid"
+      pids+=("$pid")
+      names+=("$name")
     fi
     rm -f "$pidfile"
   done
+  ((${#pids[@]} == 0)) || info "stopping ${names[*]}"
   for ns in $(existing_namespaces); do
     for pid in $(ip netns pids "$ns" 2>/dev/null); do
+      [[ " ${pids[*]} " == *" $pid "* ]] && continue
       info "stopping pid $pid left in $ns ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60))"
-      stop_pid "$pid"
+      pids+=("$pid")
     done
   done
+  stop_pids 3 "${pids[@]}"
 }
 
 in_lab_namespace() {

@@ -50,6 +50,7 @@ lan_prefix() {
 
 pd_converge() {
   wait_for "a /56 delegated by isp1 (DHCPv6-PD); the LAN's /64 on lan0" 60 lan_prefix
+  wait_for "isp1's router advertisements give the router its IPv6 default route" 60 v6_default_route
 }
 
 delegation_applied() {
