@@ -19,6 +19,19 @@ const loaded = loadConfig(
         r("DHCPv6PrefixDelegation", "pd", { interface: "wan1" }),
         r("HealthCheck", "up1", { type: "icmp", target: "192.0.2.1" }),
         r("HealthCheck", "up2", { type: "icmp", target: "192.0.2.2" }),
+        {
+          apiVersion: "firewall.routerd.net/v1alpha1",
+          kind: "IngressService",
+          metadata: { name: "web" },
+          spec: {
+            listen: { interface: "wan1", protocol: "tcp", port: 80 },
+            backends: [
+              { name: "web1", address: "192.168.10.21", port: 8000 },
+              { name: "web2", address: "192.168.10.22", port: 8000 },
+              { name: "web3", address: "192.168.10.23", port: 8000 },
+            ],
+          },
+        },
         r("EgressRoutePolicy", "internet", {
           sourceCIDRs: ["192.168.10.0/24"],
           candidates: [
@@ -46,8 +59,12 @@ describe("liveMessages", () => {
     const m = liveMessages({
       view: makeConfigView(config, runtime),
       runtime,
-      health: new Map([["up1", "Unhealthy"]]),
+      health: new Map([
+        ["up1", "Unhealthy"],
+        ["ingress.web.web2", "Unhealthy"],
+      ]),
       decisions: new Map([["internet", { active: "isp2", pending: { candidate: "isp1", since: 0 }, changedAt: 0 }]]),
+      ingress: new Map([["web", ["web1", "web3"]]]),
     });
     expect(Object.fromEntries(m)).toEqual({
       "DHCPv4Client/isp1": "198.51.100.7/24 via 198.51.100.1, until 2030-01-01T00:00:00.000Z",
@@ -56,13 +73,15 @@ describe("liveMessages", () => {
       "HealthCheck/up1": "Unhealthy",
       "HealthCheck/up2": "Unknown (the healthcheck daemon is not answering yet)",
       "EgressRoutePolicy/internet": "active isp2 (standby isp1); back to isp1 once it stays usable for failbackDelay",
+      "IngressService/web": "new connections go to web1, web3 (out: web2 Unhealthy)",
     });
   });
 
   it("says when a client does not answer, and nothing about a policy serve has not decided yet", () => {
     const runtime = runtimeFrom({});
-    const m = liveMessages({ view: makeConfigView(config, runtime), runtime, health: new Map(), decisions: new Map() });
+    const m = liveMessages({ view: makeConfigView(config, runtime), runtime, health: new Map(), decisions: new Map(), ingress: new Map([["web", []]]) });
     expect(m.get("DHCPv4Client/isp1")).toBe("lease: the client is not answering");
+    expect(m.get("IngressService/web")).toBe("no healthy backend (out: web1 Unknown, web2 Unknown, web3 Unknown)");
     expect(m.has("EgressRoutePolicy/internet")).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // What `routerctl status` says about a resource beyond its phase: the lease an uplink holds, the delegated
-// prefix, a probe's state, which uplink carries traffic. Pure: the facts serve already has in, one line per
+// prefix, a probe's state, which uplink carries traffic, which backends take a service's connections. Pure: the facts serve already has in, one line per
 // resource out (resources without live facts keep their reconcile message).
-import type { ConfigView, EgressRoutePolicySpec, RuntimeFact, RuntimeView } from "@routerd/api";
+import { ingressBackends, ingressProbeName, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type RuntimeFact, type RuntimeView } from "@routerd/api";
 import type { EgressDecision, HealthState } from "../core/egress.js";
 
 export interface LiveFacts {
@@ -9,6 +9,8 @@ export interface LiveFacts {
   runtime: RuntimeView;
   health: ReadonlyMap<string, HealthState>;
   decisions: ReadonlyMap<string, EgressDecision>;
+  /** IngressService name → the backends health allows (serve's selectIngress). */
+  ingress: ReadonlyMap<string, readonly string[]>;
 }
 
 function missing(what: string, fact: Exclude<RuntimeFact<unknown>, { state: "present" }>): string {
@@ -34,6 +36,15 @@ const MESSAGES: Record<string, (name: string, f: LiveFacts) => string> = {
     const others = f.view.find<EgressRoutePolicySpec>("EgressRoutePolicy", name)?.spec.candidates.filter((c) => c.name !== d.active).map((c) => c.name) ?? [];
     const pending = d.pending ? `; back to ${d.pending.candidate} once it stays usable for failbackDelay` : "";
     return `active ${d.active}${others.length ? ` (standby ${others.join(", ")})` : ""}${pending}`;
+  },
+  IngressService(name, f) {
+    const spec = f.view.find<IngressServiceSpec>("IngressService", name)?.spec;
+    if (!spec) return "";
+    const active = f.ingress.get(name) ?? [];
+    const out = ingressBackends(spec)
+      .filter((b) => !active.includes(b.name))
+      .map((b) => `${b.name} ${f.health.get(ingressProbeName(name, b.name)) ?? "Unknown"}`);
+    return `${active.length ? `new connections go to ${active.join(", ")}` : "no healthy backend"}${out.length ? ` (out: ${out.join(", ")})` : ""}`;
   },
 };
 

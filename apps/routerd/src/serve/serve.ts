@@ -184,7 +184,7 @@ export class Server {
     for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
-    const live = liveMessages({ view, runtime, health, decisions: this.decisions });
+    const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
     for (const s of statuses.values()) {
       const p = parseOwnerKey(s.owner);
       const key = `${p.kind}/${p.name}`;
