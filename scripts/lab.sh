@@ -33,6 +33,30 @@ lab_command() {
   LAB_COMMAND_HELP[$1]="$3"
 }
 
+# lab_failure "TARGET..." FAIL_FN HEAL_FN HELP: a part adds targets to `npm run lab -- fail|heal TARGET`
+# (an ISP's internet, a web server, ...); the functions get the target as $1.
+LAB_FAILURE_HELP=()
+declare -A LAB_FAIL_FN=() LAB_HEAL_FN=()
+lab_failure() {
+  local target
+  for target in $1; do
+    LAB_FAIL_FN[$target]="$2"
+    LAB_HEAL_FN[$target]="$3"
+  done
+  LAB_FAILURE_HELP+=("$(printf '%-18s %s' "${1// /|}" "$4")")
+}
+
+# cmd_failure fail|heal TARGET: runs the part's function for TARGET.
+cmd_failure() {
+  local action="$1" target="${2:-}" fn
+  if [[ "$action" == fail ]]; then fn="${LAB_FAIL_FN[$target]:-}"; else fn="${LAB_HEAL_FN[$target]:-}"; fi
+  [[ -n "$fn" ]] || die "say what to $action: one of ${!LAB_FAIL_FN[*]} (npm run lab -- help)"
+  require_root "$action"
+  check_settings
+  [[ "$(lab_kind)" == home ]] || die "no home-router lab is up (npm run lab starts one)"
+  "$fn" "$target"
+}
+
 for part in "$LIB"/parts/*.sh; do
   id="$(basename "$part" .sh)"
   LAB_PARTS+=("${id#*-}")
@@ -91,7 +115,10 @@ Commands:
   check    run the checks again on a lab that is up
   status   say whether a lab is up and what runs in it (exit 0 up, 3 down)
   down     stop everything the lab started, delete its namespaces and its dir (safe to run twice)
+  fail TARGET   break something and watch the router work around it (times measured); TARGET is one of
+  heal TARGET   (heal puts it back):
 EOF
+  for name in "${LAB_FAILURE_HELP[@]}"; do printf '             %s\n' "$name"; done
   for name in "${LAB_COMMAND_NAMES[@]}"; do printf '  %s\n' "${LAB_COMMAND_HELP[$name]}"; done
   cat <<EOF
   help     this text
@@ -237,6 +264,7 @@ case "$command" in
   down) cmd_down ;;
   status) cmd_status ;;
   check) cmd_check ;;
+  fail | heal) cmd_failure "$command" "$@" ;;
   help | -h | --help) usage ;;
   *)
     if [[ -n "${LAB_COMMAND_FN[$command]:-}" ]]; then

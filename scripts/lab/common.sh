@@ -26,6 +26,8 @@ elapsed() {
   printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
 }
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# ms_since SINCE_MS: "1.8s".
+ms_since() { awk -v d=$(($(now_ms) - $1)) 'BEGIN { printf "%.1fs", d / 1000 }'; }
 
 step() { printf '\n%s==> %s%s %s(%ss)%s\n' "$C_BOLD" "$*" "$C_OFF" "$C_DIM" "$(elapsed)" "$C_OFF"; }
 info() { printf '    %s\n' "$*"; }
@@ -101,4 +103,14 @@ wait_for() {
     fi
     sleep 0.1
   done
+}
+
+# last_event_after TOPIC SINCE_MS: when routerd serve acted, from the event log it keeps in its state dir
+# (what `routerctl events` replays): "1.8 s (its message)" for the last TOPIC event since SINCE_MS.
+last_event_after() {
+  node -e '
+    const [file, topic, since] = process.argv.slice(1);
+    const events = require("fs").readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const last = events.filter((e) => e.topic === topic && Date.parse(e.time) >= Number(since)).at(-1);
+    if (last) console.log(`${((Date.parse(last.time) - Number(since)) / 1000).toFixed(1)} s (${last.message})`);' "$LAB_DIR/state/routerd/core/events.jsonl" "$1" "$2" 2>/dev/null
 }

@@ -3,12 +3,11 @@
 # healthy, else out of wan2. `npm run lab -- fail isp1` takes isp1's copy of that address away (its link
 # and DHCP stay up: the trouble is beyond it) and shows the switch as it happens; `heal isp1` brings it back.
 
-lab_command fail failover_fail "fail isp1|isp2    take an ISP's internet away and watch the uplink failover"
-lab_command heal failover_heal "heal isp1|isp2    bring it back and watch the failback (after failbackDelay)"
+lab_failure "isp1 isp2" failover_fail failover_heal "an ISP's internet goes away: the uplink failover (heal: the failback)"
 
-# health_phases: "isp1-internet=Healthy isp2-internet=Healthy" from routerctl health.
+# health_phases: "isp1-internet=Healthy isp2-internet=Healthy" from routerctl health (the uplinks' probes).
 health_phases() {
-  routerctl_lab health 2>/dev/null | awk 'NF >= 2 { printf "%s%s=%s", sep, $1, $2; sep = " " } END { print "" }'
+  routerctl_lab health 2>/dev/null | awk '$1 ~ /^isp[0-9]+-internet$/ && NF >= 2 { printf "%s%s=%s", sep, $1, $2; sep = " " } END { print "" }'
 }
 
 both_healthy() {
@@ -70,11 +69,6 @@ failover_poke() {
 EOF
 }
 
-isp_arg() {
-  [[ "${1:-}" == isp1 || "${1:-}" == isp2 ]] || die "say which ISP: isp1 or isp2"
-  [[ "$(lab_kind)" == home ]] || die "no home-router lab is up (npm run lab starts one)"
-}
-
 # watch_uplink SINCE_MS UPLINK TIMEOUT_S: prints health and uplink changes as they happen (times since SINCE_MS)
 # until UPLINK carries the LAN's new connections; returns 1 on timeout.
 watch_uplink() {
@@ -97,22 +91,7 @@ watch_uplink() {
   return 1
 }
 
-ms_since() { awk -v d=$(($(now_ms) - $1)) 'BEGIN { printf "%.1fs", d / 1000 }'; }
-
-# When routerd serve took the decision: its egress.switched event, from the event log it keeps in its
-# state dir (what `routerctl events --topic egress` replays).
-last_switch_after() {
-  node -e '
-    const since = Number(process.argv[2]);
-    const events = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    const last = events.filter((e) => e.topic === "egress.switched" && Date.parse(e.time) >= since).at(-1);
-    if (last) console.log(`${((Date.parse(last.time) - since) / 1000).toFixed(1)} s (${last.message})`);' "$LAB_DIR/state/routerd/core/events.jsonl" "$1" 2>/dev/null
-}
-
 failover_fail() {
-  require_root fail
-  check_settings
-  isp_arg "${1:-}"
   local isp="$1" ns other before t0 took
   ns="$LAB_NAME-$isp"
   other=isp1
@@ -130,16 +109,13 @@ failover_fail() {
   if ! watch_uplink "$t0" "$other" 60; then
     die "no failover to $other within 60 s (see $LAB_DIR/routerctl events)"
   fi
-  took="$(last_switch_after "$t0")"
+  took="$(last_event_after egress.switched "$t0")"
   wait_for "a new LAN connection to $INTERNET_ADDR is answered through $other" 20 internet_via "$other" || true
   info "failover: routerd serve switched to $other ${took:+$took }after $isp's internet went away"
   info "bring it back: npm run lab -- heal $isp"
 }
 
 failover_heal() {
-  require_root heal
-  check_settings
-  isp_arg "${1:-}"
   local isp="$1" ns t0 before took delay
   ns="$LAB_NAME-$isp"
   before="$(active_uplink || echo none)"
@@ -152,7 +128,7 @@ failover_heal() {
   if [[ "$isp" == isp1 && "$before" != isp1 ]]; then
     info "isp1 is preferred (weight 200): traffic moves back once it stayed healthy for failbackDelay (${delay:-10s})"
     watch_uplink "$t0" isp1 60 || die "no failback to isp1 within 60 s"
-    took="$(last_switch_after "$t0")"
+    took="$(last_event_after egress.switched "$t0")"
     wait_for "a new LAN connection to $INTERNET_ADDR is answered through isp1" 20 internet_via isp1 || true
     info "failback: routerd serve switched back to isp1 ${took:+$took }after isp1's internet came back"
   else
