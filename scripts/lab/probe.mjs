@@ -2,7 +2,10 @@
 // Lab client: asks a lab server who answered and which source address it saw, with a hard timeout.
 // Usage: probe.mjs http|udp HOST PORT [--source ADDR] [--timeout MS] [--expect-server NAME]
 //                  [--expect-local ADDR] [--expect-peer ADDR] [--expect-drop]
+//        probe.mjs http HOST PORT --count N [--expect-servers NAME,...]
 // Prints who answered and the source it saw; exits 1 on no answer or when an expectation does not hold.
+// --count N makes N requests, each on a new connection, and prints how many each server answered;
+// --expect-servers then wants every answer from those servers and each of them to answer at least once.
 // --expect-drop turns it around: it passes only when nothing answers at all (a firewall dropped the
 // packets); an answer, or a refusal (something reached the host), fails it.
 import { createSocket } from "node:dgram";
@@ -19,6 +22,8 @@ const { values, positionals } = parseArgs({
     "expect-local": { type: "string" },
     "expect-peer": { type: "string" },
     "expect-drop": { type: "boolean" },
+    count: { type: "string" },
+    "expect-servers": { type: "string" },
   },
 });
 const [proto, host, port] = positionals;
@@ -29,7 +34,7 @@ class NoAnswer extends Error {}
 
 function http() {
   return new Promise((resolve, reject) => {
-    const req = request({ host, port: Number(port), path: "/", timeout, ...(values.source ? { localAddress: values.source } : {}) }, (res) => {
+    const req = request({ host, port: Number(port), path: "/", timeout, agent: false, ...(values.source ? { localAddress: values.source } : {}) }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c) => (body += c));
@@ -67,6 +72,28 @@ if (!["http", "udp"].includes(proto) || !host || !port) {
 }
 // "[2001:db8::1]:80" or "192.0.2.1:80" → the address alone.
 const addressOf = (hostPort) => String(hostPort).slice(0, String(hostPort).lastIndexOf(":")).replace(/^\[(.*)\]$/, "$1");
+
+if (values.count) {
+  // Sequential, a new connection each: every one is a new choice of backend.
+  const counts = new Map();
+  for (let i = 0; i < Number(values.count); i++) {
+    try {
+      const server = JSON.parse(await http()).server;
+      counts.set(server, (counts.get(server) ?? 0) + 1);
+    } catch (err) {
+      process.stderr.write(`request ${i + 1} of ${values.count} to ${target}: ${err.code === "ECONNREFUSED" ? "refused" : err.message}\n`);
+      process.exit(1);
+    }
+  }
+  const seen = [...counts.keys()].sort();
+  process.stdout.write(`${values.count} connections answered by ${seen.map((s) => `${s} ${counts.get(s)}`).join(", ")}\n`);
+  const want = values["expect-servers"]?.split(",").sort();
+  if (want && want.join() !== seen.join()) {
+    process.stderr.write(`expected answers from exactly ${want.join(", ")}\n`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
 
 let reply;
 try {

@@ -31,6 +31,10 @@ INTERNET_ADDR=192.0.2.80
 ROUTER_LAN_ADDR=192.168.10.1
 LAN_CLIENT_MAC=02:00:00:00:10:10
 LAN_CLIENT_ADDR=192.168.10.10
+# The LAN's web servers behind IngressService web (part ingress): name → address; all listen on WEB_PORT.
+declare -A WEB_ADDR=([web1]=192.168.10.21 [web2]=192.168.10.22 [web3]=192.168.10.23)
+WEB_SERVERS=(web1 web2 web3)
+WEB_PORT=8000
 # Fixed MACs make the router's link-local addresses known before routerd brings the links up.
 WAN1_MAC=02:00:00:00:01:02
 WAN2_MAC=02:00:00:00:02:02

@@ -1,6 +1,7 @@
 // `npm run lab` (the README's first command) end to end, with its own namespace prefix and lab dir so it
 // never collides with a lab a developer has up or with another test run: the home router under
-// `routerd serve` comes up with every check passing, fails over and back, and `down` leaves nothing behind;
+// `routerd serve` comes up with every check passing, fails over and back (uplinks, a service's web servers),
+// and `down` leaves nothing behind;
 // then the static NAT walkthrough (`npm run lab -- nat`) does the same.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -72,12 +73,15 @@ describe("npm run lab", () => {
   it("brings the home router up under routerd serve and proves it: leases, prefix, LAN client, NAT, IPv6, firewall, health", { timeout: 300_000 }, () => {
     const up = lab("up");
     expectAllPassed(up);
-    expect(Number(/(\d+) passed, 0 failed/.exec(up.stdout)![1])).toBeGreaterThanOrEqual(18);
-    for (const step of ["wan1 leased by isp1", "a /56 delegated by isp1", "by DHCPv4 (udhcpc)", "by SLAAC", "both uplinks reach the internet"]) expect(up.stdout).toContain(step);
+    expect(Number(/(\d+) passed, 0 failed/.exec(up.stdout)![1])).toBeGreaterThanOrEqual(20);
+    for (const step of ["wan1 leased by isp1", "a /56 delegated by isp1", "by DHCPv4 (udhcpc)", "by SLAAC", "both uplinks reach the internet", "the web servers' health checks pass"]) expect(up.stdout).toContain(step);
+    // The published service: connections from outside spread over all three LAN web servers.
+    expect(up.stdout).toMatch(/PASS {2}IngressService web: .*spread over web1,web2,web3/);
     // The operator's view: routerctl status with the live facts, and the ledger.
     expect(up.stdout).toMatch(/DHCPv4Client\/isp1\s+Ready\s+198\.51\.100\.\d+\/24 via 198\.51\.100\.1/);
     expect(up.stdout).toMatch(/DHCPv6PrefixDelegation\/isp1-pd\s+Ready\s+2001:db8:10\w*::\/56/);
     expect(up.stdout).toMatch(/EgressRoutePolicy\/internet\s+Ready\s+active isp1/);
+    expect(up.stdout).toMatch(/IngressService\/web\s+Ready\s+new connections go to web1, web2, web3/);
     expect(up.stdout).toMatch(/daemons \(5\):/);
     expect(up.stdout).toMatch(/\d+ artifacts owned by routerd/);
     expect(namespaces().sort()).toEqual([`${name}-isp1`, `${name}-isp2`, `${name}-lan`, `${name}-router`]);
@@ -103,9 +107,26 @@ describe("npm run lab", () => {
     expect(lab("fail", "isp3").code).not.toBe(0);
   });
 
+  it("takes a killed web server out of IngressService web, and puts it back when it runs again", { timeout: 180_000 }, () => {
+    const fail = lab("fail", "web2");
+    expect(fail.code, fail.all).toBe(0);
+    expect(fail.stdout).toMatch(/web2's health check: Unhealthy/);
+    expect(fail.stdout).toMatch(/routerd serve took web2 out of the service [\d.]+ s/);
+    expect(fail.stdout).toMatch(/30 connections answered by web1 \d+, web3 \d+\n/);
+    // The checks follow: the service is expected without web2 while it is down.
+    const check = lab("check");
+    expectAllPassed(check);
+    expect(check.stdout).toContain("spread over web1,web3");
+    expect(lab("status").stdout).toMatch(/IngressService web: .*web2=Unhealthy.*new connections go to web1,web3/);
+    const heal = lab("heal", "web2");
+    expect(heal.code, heal.all).toBe(0);
+    expect(heal.stdout).toMatch(/routerd serve put web2 back into the service [\d.]+ s/);
+    expect(heal.stdout).toMatch(/30 connections answered by web1 \d+, web2 \d+, web3 \d+\n/);
+  });
+
   it("tears down completely (namespaces, processes, files), twice", { timeout: 120_000 }, () => {
     const seen = labProcesses();
-    expect(seen.length).toBeGreaterThanOrEqual(10); // serve, 5 daemons, the ISPs' servers, the LAN client's
+    expect(seen.length).toBeGreaterThanOrEqual(13); // serve, 5 daemons, the ISPs' servers, the LAN client's, the web servers
     const down = lab("down");
     expect(down.code, down.all).toBe(0);
     expect(down.stdout).toContain("The lab is down");
