@@ -70,7 +70,7 @@ function expectNothingLeft(seen: { pid: string; cmdline: string | undefined }[])
 }
 
 describe("npm run lab", () => {
-  it("brings the home router up under routerd serve and proves it: leases, prefix, LAN client, NAT, IPv6, firewall, health", { timeout: 300_000 }, () => {
+  it("brings the home router up under routerd serve and proves it: leases, prefix, LAN client, NAT, IPv6, firewall, health", { timeout: 480_000 }, () => {
     const up = lab("up");
     expectAllPassed(up);
     expect(Number(/(\d+) passed, 0 failed/.exec(up.stdout)![1])).toBeGreaterThanOrEqual(20);
@@ -95,7 +95,7 @@ describe("npm run lab", () => {
     expect(refused.stdout).toContain("already up");
   });
 
-  it("fails over to isp2 when isp1's internet goes away, and back after failbackDelay", { timeout: 120_000 }, () => {
+  it("fails over to isp2 when isp1's internet goes away, and back after failbackDelay", { timeout: 240_000 }, () => {
     const fail = lab("fail", "isp1");
     expect(fail.code, fail.all).toBe(0);
     expect(fail.stdout).toMatch(/failover: routerd serve switched to isp2 [\d.]+ s/);
@@ -107,7 +107,7 @@ describe("npm run lab", () => {
     expect(lab("fail", "isp3").code).not.toBe(0);
   });
 
-  it("takes a killed web server out of IngressService web, and puts it back when it runs again", { timeout: 180_000 }, () => {
+  it("takes a killed web server out of IngressService web, and puts it back when it runs again", { timeout: 360_000 }, () => {
     const fail = lab("fail", "web2");
     expect(fail.code, fail.all).toBe(0);
     expect(fail.stdout).toMatch(/web2's health check: Unhealthy/);
