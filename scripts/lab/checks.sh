@@ -1,4 +1,4 @@
-# The lab's checks and their PASS/FAIL summary (sourced by scripts/lab.sh).
+# Checks and their PASS/FAIL summary, shared by every part (sourced by scripts/lab.sh).
 
 CHECK_NAMES=()
 CHECK_RESULTS=()
@@ -15,64 +15,54 @@ record() {
 }
 
 # check NAME COMMAND...: PASS when the command exits 0; the detail is its last output line.
-check() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then
-    record "$name" PASS "$(tail -n 1 <<<"$out")"
-  else
-    record "$name" FAIL "$(tail -n 2 <<<"$out" | tr '\n' ' ')"
-  fi
-}
-
 # check_fails NAME COMMAND...: PASS when the command fails (something that must not work without routerd).
-check_fails() {
-  local name="$1" out
-  shift
-  if out="$("$@" 2>&1)"; then
-    record "$name" FAIL "unexpectedly succeeded: $(tail -n 1 <<<"$out")"
-  else
-    record "$name" PASS "$(tail -n 1 <<<"$out")"
-  fi
+# Checks run side by side (each is mostly a Node.js start-up or a timeout); checks_wait records them in
+# the order they were started. The arguments are evaluated when check is called, the command in the background.
+CHECKS_PENDING=()
+check() { check_start pass "$@"; }
+check_fails() { check_start fail "$@"; }
+
+check_start() {
+  local expect="$1" name="$2" out
+  shift 2
+  out="$(mktemp "$LAB_DIR/run-lab/check.XXXXXX")"
+  # The background check's failure is its result, not the script's: no errexit, no ERR report there.
+  (
+    trap - ERR
+    set +e
+    "$@" >"$out" 2>&1
+    echo $? >"$out.rc"
+  ) &
+  CHECKS_PENDING+=("$expect|$name|$out|$!")
 }
 
+checks_wait() {
+  local entry expect name out pid rc text
+  for entry in "${CHECKS_PENDING[@]}"; do
+    IFS='|' read -r expect name out pid <<<"$entry"
+    wait "$pid" 2>/dev/null || true
+    rc="$(cat "$out.rc" 2>/dev/null || echo 1)"
+    text="$(cat "$out" 2>/dev/null)"
+    rm -f "$out" "$out.rc"
+    if [[ "$expect" == pass && "$rc" == 0 ]]; then record "$name" PASS "$(tail -n 1 <<<"$text")"
+    elif [[ "$expect" == pass ]]; then record "$name" FAIL "$(tail -n 2 <<<"$text" | tr '\n' ' ')"
+    elif [[ "$rc" == 0 ]]; then record "$name" FAIL "unexpectedly succeeded: $(tail -n 1 <<<"$text")"
+    else record "$name" PASS "$(tail -n 1 <<<"$text")"
+    fi
+  done
+  CHECKS_PENDING=()
+}
+
+# probe NS ARGS...: scripts/lab/probe.mjs (a request to a lab server) from inside a namespace.
 probe() {
   local ns="$1"
   shift
-  ip netns exec "$ns" node "$LAB_JS/probe.mjs" "$@"
-}
-
-plan_is_empty() {
-  routerd_lab plan --config "$CONFIG" --detailed-exitcode >/dev/null || return 1
-  echo "routerd plan --detailed-exitcode: exit 0, nothing to change"
-}
-
-ledger_is_complete() {
-  routerd_lab ledger --json | node -e '
-    const doc = JSON.parse(require("fs").readFileSync(0, "utf8"));
-    const pending = doc.entries.filter((e) => e.state !== "present");
-    if (!doc.entries.length || pending.length) { console.log(`${doc.entries.length} entries, ${pending.length} not present`); process.exit(1); }
-    const kinds = [...new Set(doc.entries.map((e) => e.kind))].join(", ");
-    console.log(`${doc.entries.length} artifacts recorded as created and present (${kinds})`);'
-}
-
-run_checks() {
-  check "reconcile is idempotent (a second plan has no changes)" plan_is_empty
-  check "ledger records what routerd created" ledger_is_complete
-  check_fails "isp has no route back to the LAN (so answers need NAT)" ip -n "$NS_ISP" route get "$WEB_ADDR"
-  check "LAN client pings the isp ($WEB_ADDR → $ISP_ADDR)" ip netns exec "$NS_LAN" "${PING[@]}" -c 1 -W 2 "$ISP_ADDR"
-  check "masquerade: isp sees LAN traffic from $ROUTER_WAN_ADDR" \
-    probe "$NS_LAN" http "$ISP_ADDR" 80 --expect-peer "$ROUTER_WAN_ADDR"
-  check "port forward tcp $ROUTER_WAN_ADDR:8080 → $WEB_ADDR:80 (source kept)" \
-    probe "$NS_ISP" http "$ROUTER_WAN_ADDR" 8080 --expect-local "$WEB_ADDR" --expect-peer "$ISP_ADDR"
-  check "port forward udp $ROUTER_WAN_ADDR:27015 → $GAME_ADDR:27015" \
-    probe "$NS_ISP" udp "$ROUTER_WAN_ADDR" 27015 --expect-local "$GAME_ADDR" --expect-peer "$ISP_ADDR"
-  check "hairpin: LAN $GAME_ADDR reaches $ROUTER_WAN_ADDR:8080 → $WEB_ADDR:80" \
-    probe "$NS_LAN" http "$ROUTER_WAN_ADDR" 8080 --source "$GAME_ADDR" --expect-local "$WEB_ADDR" --expect-peer "$ROUTER_LAN_ADDR"
+  inns "$ns" node "$LAB_JS/probe.mjs" "$@"
 }
 
 # Prints the table of results; returns 1 when any check failed.
 summary() {
+  checks_wait
   local i failed=0 width=0
   for i in "${!CHECK_NAMES[@]}"; do ((${#CHECK_NAMES[i]} > width)) && width=${#CHECK_NAMES[i]}; done
   step "Summary"
@@ -85,19 +75,11 @@ summary() {
   ((failed == 0))
 }
 
-poke_around() {
-  step "Poke around"
-  cat <<EOF
-    $LAB_DIR/routerd plan --config $CONFIG      # routerd in the router namespace, state in the lab dir
-    $LAB_DIR/routerd ledger                          # what routerd created (artifacts.json)
-    ip netns exec $NS_ROUTER nft list ruleset       # the rendered routerd_nat table
-    ip -n $NS_ROUTER address; ip -n $NS_ROUTER route
-    ip netns exec $NS_LAN node $LAB_JS/probe.mjs http $ISP_ADDR 80
-    ip netns exec $NS_ISP node $LAB_JS/probe.mjs http $ROUTER_WAN_ADDR 8080
-    ls $LAB_DIR                       # state/ (ledger, status, backups/), root/, logs/, pids/
-
-    npm run lab -- status             # is it up?
-    npm run lab -- check              # run the checks again
-    npm run lab -- down               # remove everything the lab created
-EOF
+ledger_is_complete() {
+  routerd_lab ledger --json | node -e '
+    const doc = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const pending = doc.entries.filter((e) => e.state !== "present");
+    if (!doc.entries.length || pending.length) { console.log(`${doc.entries.length} entries, ${pending.length} not present`); process.exit(1); }
+    const kinds = [...new Set(doc.entries.map((e) => e.kind))].join(", ");
+    console.log(`${doc.entries.length} artifacts recorded as created and present (${kinds})`);'
 }

@@ -1,35 +1,38 @@
-# Shared settings and helpers for scripts/lab.sh (sourced, not run).
+# Shared settings and helpers for scripts/lab.sh and the parts (sourced, not run).
 # Everything the lab creates is named from LAB_NAME and lives in LAB_DIR, so two labs never collide and
 # `down` knows exactly what to remove. Nothing here touches the host's own network namespace.
 
 LAB_NAME="${ROUTERD_LAB_NAME:-rdlab}"
 LAB_DIR="${ROUTERD_LAB_DIR:-/tmp/routerd-lab}"
-NS_ISP="$LAB_NAME-isp"
-NS_ROUTER="$LAB_NAME-router"
-NS_LAN="$LAB_NAME-lan"
-LAB_NAMESPACES=("$NS_ISP" "$NS_ROUTER" "$NS_LAN")
 MARKER="$LAB_DIR/.routerd-lab"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LAB_JS="$REPO/scripts/lab"
-CONFIG="$REPO/examples/nat-gateway.yaml"
 ROUTERD_JS="$REPO/apps/routerd/bin/routerd.js"
+ROUTERCTL_JS="$REPO/apps/routerctl/bin/routerctl.js"
 
-# Addresses of the lab (the router side comes from examples/nat-gateway.yaml, applied by routerd).
-ISP_ADDR=203.0.113.1
-ROUTER_WAN_ADDR=203.0.113.2
-ROUTER_LAN_ADDR=192.168.50.1
-WEB_ADDR=192.168.50.10
-GAME_ADDR=192.168.50.20
+# The lab's clock: every progress line says how long the command has been running.
+LAB_T0="${EPOCHREALTIME/./}"
 
 if [[ -t 1 ]]; then
-  C_BOLD=$'\e[1m' C_GREEN=$'\e[32m' C_RED=$'\e[31m' C_YELLOW=$'\e[33m' C_OFF=$'\e[0m'
+  C_BOLD=$'\e[1m' C_GREEN=$'\e[32m' C_RED=$'\e[31m' C_YELLOW=$'\e[33m' C_DIM=$'\e[2m' C_OFF=$'\e[0m'
 else
-  C_BOLD="" C_GREEN="" C_RED="" C_YELLOW="" C_OFF=""
+  C_BOLD="" C_GREEN="" C_RED="" C_YELLOW="" C_DIM="" C_OFF=""
 fi
 
-step() { printf '\n%s==> %s%s\n' "$C_BOLD" "$*" "$C_OFF"; }
+# Seconds since the command started, one decimal ("12.3").
+elapsed() {
+  local us=$((${EPOCHREALTIME/./} - LAB_T0))
+  printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
+}
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
+# ms_since SINCE_MS: "1.8s".
+ms_since() { awk -v d=$(($(now_ms) - $1)) 'BEGIN { printf "%.1fs", d / 1000 }'; }
+
+step() { printf '\n%s==> %s%s %s(%ss)%s\n' "$C_BOLD" "$*" "$C_OFF" "$C_DIM" "$(elapsed)" "$C_OFF"; }
 info() { printf '    %s\n' "$*"; }
+# progress TEXT: one line of convergence, stamped with the elapsed time.
+progress() { printf '    %s[%6ss]%s %s\n' "$C_DIM" "$(elapsed)" "$C_OFF" "$*"; }
 warn() { printf '%swarning:%s %s\n' "$C_YELLOW" "$C_OFF" "$*" >&2; }
 die() {
   printf '%serror:%s %s\n' "$C_RED" "$C_OFF" "$*" >&2
@@ -61,10 +64,53 @@ check_settings() {
   MARKER="$LAB_DIR/.routerd-lab"
 }
 
-# routerd inside the router namespace, with every file it reads or writes under the lab dir.
+# inns NS COMMAND...: run a command inside one of the lab's namespaces.
+inns() {
+  local ns="$1"
+  shift
+  ip netns exec "$ns" "$@"
+}
+
+# routerd and routerctl inside the router namespace, with every file they read or write under the lab dir.
 routerd_lab() {
   local cmd="$1"
   shift
-  ip netns exec "$NS_ROUTER" node "$ROUTERD_JS" "$cmd" "$@" \
-    --state-dir "$LAB_DIR/state" --root "$LAB_DIR/root" --run-dir "$LAB_DIR/run"
+  inns "$NS_ROUTER" node "$ROUTERD_JS" "$cmd" "$@" --state-dir "$LAB_DIR/state" --root "$LAB_DIR/root" --run-dir "$LAB_DIR/run"
+}
+routerctl_lab() { inns "$NS_ROUTER" node "$ROUTERCTL_JS" "$@" --run-dir "$LAB_DIR/run"; }
+
+# wait_for WHAT TIMEOUT_S COMMAND...: polls COMMAND every 0.1 s until it succeeds; prints a progress line
+# with WHAT and the command's last output line. On timeout it prints why and returns 1, and every later
+# wait_for returns 1 at once: once one step did not converge, the checks say what works.
+WAIT_FAILED=""
+wait_for() {
+  local what="$1" timeout="$2" out deadline
+  shift 2
+  if [[ -n "$WAIT_FAILED" ]]; then
+    progress "${C_YELLOW}skipped:${C_OFF} $what"
+    return 1
+  fi
+  deadline=$(($(now_ms) + timeout * 1000))
+  while :; do
+    if out="$("$@" 2>&1)"; then
+      progress "$what${out:+: $(tail -n 1 <<<"$out")}"
+      return 0
+    fi
+    if (($(now_ms) > deadline)); then
+      progress "${C_RED}not within ${timeout} s:${C_OFF} $what${out:+ (last: $(tail -n 1 <<<"$out"))}"
+      WAIT_FAILED=1
+      return 1
+    fi
+    sleep 0.1
+  done
+}
+
+# last_event_after TOPIC SINCE_MS: when routerd serve acted, from the event log it keeps in its state dir
+# (what `routerctl events` replays): "1.8 s (its message)" for the last TOPIC event since SINCE_MS.
+last_event_after() {
+  node -e '
+    const [file, topic, since] = process.argv.slice(1);
+    const events = require("fs").readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const last = events.filter((e) => e.topic === topic && Date.parse(e.time) >= Number(since)).at(-1);
+    if (last) console.log(`${((Date.parse(last.time) - Number(since)) / 1000).toFixed(1)} s (${last.message})`);' "$LAB_DIR/state/routerd/core/events.jsonl" "$1" "$2" 2>/dev/null
 }

@@ -26,17 +26,43 @@ export function statusToJson(s: DaemonStatus): Record<string, unknown> {
 export function statusToText(s: DaemonStatus): string {
   const lines = [`${s.daemon}/${s.instance}  pid ${s.pid}  ${phaseToJSON(s.phase).replace("PHASE_", "")}  ${healthStatusToJSON(s.health).replace("HEALTH_STATUS_", "")}`];
   const width = Math.max(8, ...s.resources.map((r) => r.name.length));
-  for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`);
+  for (const r of s.resources) lines.push(`  ${r.name.padEnd(width)}  ${r.phase.padEnd(10)} ${r.message}`.trimEnd());
   for (const c of s.conditions) lines.push(`  condition ${c.type}=${conditionStatusToJSON(c.status)} ${c.reason} ${c.message}`.trimEnd());
-  const pending = pendingConfirmation(s);
+  const details = s.detailsJson ? (JSON.parse(s.detailsJson) as Record<string, unknown>) : {};
+  lines.push(...detailLines(details));
+  const pending = pendingConfirmation(details);
   if (pending) lines.push(pending);
   return lines.join("\n");
 }
 
+interface DaemonDetail {
+  daemon: string;
+  instance: string;
+  pid?: number;
+  restarts: number;
+}
+
+/** routerd serve's details: when it last reconciled, and the daemons it supervises. */
+function detailLines(d: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (typeof d.lastReconcile === "string") out.push(`  last reconcile ${d.lastReconcile}${d.ok === false ? " (failed: routerctl events --topic reconcile)" : ""}`);
+  if (Array.isArray(d.daemons)) {
+    const daemons = d.daemons as DaemonDetail[];
+    out.push(`  daemons (${daemons.length}):`);
+    for (const x of daemons) out.push(`    ${`${x.daemon}/${x.instance}`.padEnd(28)} ${x.pid ? `pid ${x.pid}` : "not running"}${x.restarts ? `, ${x.restarts} restarts` : ""}`);
+  }
+  return out;
+}
+
+interface PendingConfirmation {
+  generation: number | null;
+  revertTo: number | null;
+  deadline: string | null;
+}
+
 /** routerd serve's pending confirmation (apply --confirm-within), as one line with the time left. */
-function pendingConfirmation(s: DaemonStatus, now = Date.now()): string | undefined {
-  const details = s.detailsJson ? (JSON.parse(s.detailsJson) as { pendingConfirmation?: { generation: number | null; revertTo: number | null; deadline: string | null } }) : undefined;
-  const p = details?.pendingConfirmation;
+function pendingConfirmation(details: Record<string, unknown>, now = Date.now()): string | undefined {
+  const p = details.pendingConfirmation as PendingConfirmation | undefined;
   if (!p) return undefined;
   const left = p.deadline ? ` (in ${Math.max(0, Math.round((Date.parse(p.deadline) - now) / 1000))} s)` : "";
   const target = p.revertTo === null ? "nothing" : `generation ${p.revertTo}`;

@@ -13,10 +13,12 @@ import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
 import { planOnly, reconcileOnce } from "../core/engine.js";
 import { selectIngress } from "../core/ingress.js";
+import { readRuntime, readsInterfaceStatus } from "../core/runtime.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
+import { liveMessages } from "./live-status.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 
@@ -177,7 +179,8 @@ export class Server {
     }
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
-    const health = await readProbeStates(this.opts.host.runDir);
+    // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
+    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : {})]);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
     const daemonView = this.withResolved(config);
@@ -191,7 +194,7 @@ export class Server {
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime });
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
@@ -199,9 +202,11 @@ export class Server {
     for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
+    const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
     for (const s of statuses.values()) {
       const p = parseOwnerKey(s.owner);
-      ctx.status.setResource(`${p.kind}/${p.name}`, { kind: p.kind, phase: s.phase, message: s.message ?? s.reason ?? "" });
+      const key = `${p.kind}/${p.name}`;
+      ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "" });
     }
     for (const r of ctx.status.resources()) {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);

@@ -1,5 +1,5 @@
 // Direct executors: sysctl and hostname through /proc, files through atomic block edits.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROUTERD_ROUTE_PROTOCOLS, RT_PROTOS_PATH, artifactNames, rtProtosContent, writeFileAtomic, type Attributes } from "@routerd/resource";
@@ -7,8 +7,37 @@ import { rooted, type HostContext } from "../context.js";
 import { removeBlock, upsertBlock } from "../file-blocks.js";
 import { routeProtocolMarker, sysctlPath } from "../observers/system.js";
 
+const DEFAULT_KEY = /^net\.(ipv4|ipv6)\.conf\.default\.([a-z0-9_]+)$/;
+
+/**
+ * `net.ipv4.conf.default.X` is for links created later, but the kernel also copies a new value to every
+ * existing link that never had X written (devinet_copy_dflt_conf). Those links keep what they had: a
+ * default must not change a link behind the back of whatever set it (routerd's own per-link keys among
+ * them, which the plan saw as already right).
+ */
 export function writeSysctl(attrs: Attributes): void {
-  writeFileSync(sysctlPath(String(attrs.key)), `${String(attrs.value)}\n`);
+  const key = String(attrs.key);
+  const m = DEFAULT_KEY.exec(key);
+  const keep = m ? linkValues(m[1]!, m[2]!) : [];
+  writeFileSync(sysctlPath(key), `${String(attrs.value)}\n`);
+  for (const [path, value] of keep) {
+    if (readFileSync(path, "utf8") !== value) writeFileSync(path, value);
+  }
+}
+
+function linkValues(family: string, leaf: string): [string, string][] {
+  const dir = `/proc/sys/net/${family}/conf`;
+  const out: [string, string][] = [];
+  for (const link of readdirSync(dir)) {
+    if (link === "all" || link === "default") continue;
+    try {
+      const path = join(dir, link, leaf);
+      out.push([path, readFileSync(path, "utf8")]);
+    } catch {
+      /* a link that went away, or a leaf it does not have */
+    }
+  }
+  return out;
 }
 
 export function writeHostname(attrs: Attributes): void {

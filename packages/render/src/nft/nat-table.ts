@@ -1,5 +1,5 @@
 // ip routerd_nat: PortForward and IngressService DNAT (with hairpin) and NAT44Rule masquerade/SNAT.
-import { NFT_TABLES, type ConfigView, type NAT44RuleSpec, type PortForwardSpec } from "@routerd/api";
+import { NFT_TABLES, type ConfigView, type DHCPv4ClientSpec, type NAT44RuleSpec, type PortForwardSpec } from "@routerd/api";
 import { ingressNatRules, type IngressSelection } from "./ingress.js";
 import { addressAlternatives, exclusion, join, setDefs } from "./matches.js";
 import { ifnameMatch, renderTable, type Chain } from "./text.js";
@@ -51,6 +51,20 @@ export function renderNatTable(view: ConfigView, ingress: IngressSelection = new
   const chains: Chain[] = [
     { name: "prerouting", hook: "type nat hook prerouting priority dstnat; policy accept;", rules: prerouting },
     { name: "postrouting", hook: "type nat hook postrouting priority srcnat; policy accept;", rules: postrouting },
+    ...dhcpClientNotrack(view),
   ];
   return renderTable(NFT_TABLES.nat.family, NFT_TABLES.nat.table, sets, chains);
+}
+
+/**
+ * A DHCPv4 client's requests before it has an address leave with a source the kernel picks from another
+ * link (the LAN's address, once it has one), so two uplinks' DISCOVERs share one conntrack tuple and a
+ * masquerade for LAN sources claims them: conntrack then binds the tuple to the first uplink and drops
+ * the second one's packet (EPERM). Conntrack has nothing to do for these exchanges (the replies are
+ * broadcasts it cannot relate anyway): they bypass it, and with it NAT.
+ */
+function dhcpClientNotrack(view: ConfigView): Chain[] {
+  const clients = view.all<DHCPv4ClientSpec>("DHCPv4Client").map((c) => view.ifname(c.spec.interface));
+  if (!clients.length) return [];
+  return [{ name: "dhcp_client_notrack", hook: "type filter hook output priority raw; policy accept;", rules: ["# DHCPv4Client requests", join(ifnameMatch("oifname", clients), "udp sport 68 udp dport 67", "notrack")] }];
 }
