@@ -298,6 +298,13 @@ async function cleanup() {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// A bench stopped from outside (timeout, Ctrl-C) still removes its namespaces, servers and files.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
 main()
   .catch((err) => {
     process.stderr.write(`${err.stack ?? err}\n`);
