@@ -12,7 +12,7 @@
 //   rss      resident memory after 100,000 distinct names were answered (and cached)
 //   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
 //            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not
-// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound]
+// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound] [--cpu-prof DIR]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
     seconds: { type: "string", default: "8" },
     servers: { type: "string", default: "ours,dnsmasq,unbound" },
+    // A directory for V8 CPU profiles of routerd-dns-resolver (one per start), to see where its time goes.
+    "cpu-prof": { type: "string" },
   },
 });
 const RUNS = Math.max(1, Number(values.runs));
@@ -140,7 +142,7 @@ function unboundConf(address, server, sections = []) {
 }
 
 const SERVER_ARGV = {
-  ours: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", RESOLVER, "--config", p("ours.json"), "--instance", "bench", "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"],
+  ours: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...(values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : []), RESOLVER, "--config", p("ours.json"), "--instance", "bench", "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"],
   dnsmasq: () => ["taskset", "-c", "0", "dnsmasq", "--keep-in-foreground", `--conf-file=${p("dnsmasq.conf")}`, "--pid-file="],
   unbound: () => ["taskset", "-c", "0", "unbound", "-d", "-c", p("unbound.conf")],
 };
@@ -294,6 +296,13 @@ async function cleanup() {
     }
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+// A bench stopped from outside (timeout, Ctrl-C) still removes its namespaces, servers and files.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    cleanup().finally(() => process.exit(130));
+  });
 }
 
 main()

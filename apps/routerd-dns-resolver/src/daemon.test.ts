@@ -33,7 +33,7 @@ function writeConfig(upstreamPort: number, extraRecord?: string): string {
     JSON.stringify({
       listen: [{ name: "lo", addresses: ["127.0.0.1"], port: 0, sources: ["127.0.0.0/8"] }],
       zones: [{ name: "lan", zone: "lan.", records: [{ name: "router.lan.", type: "A", data: "192.168.1.1" }, ...(extraRecord ? [{ name: extraRecord, type: "A", data: "192.168.1.2" }] : [])] }],
-      forwarders: [{ name: "default", match: ["."], upstreams: ["isp"], healthcheck: { intervalMs: 200, timeoutMs: 100, failThreshold: 2, passThreshold: 1 } }],
+      forwarders: [{ name: "default", match: ["."], upstreams: ["isp"], healthcheck: { intervalMs: 200, timeoutMs: 500, failThreshold: 2, passThreshold: 1 } }],
       upstreams: [{ name: "isp", protocol: "udp", address: "127.0.0.1", port: upstreamPort }],
     }),
   );
@@ -105,22 +105,29 @@ describe("routerd-dns-resolver daemon", () => {
       await ask(port, { name: "www.example" });
       expect(u.seen.filter((s) => s.startsWith("www"))).toHaveLength(1);
 
+      const DOWN = "dns.upstream.down DNSUpstream/isp";
+      const UP = "dns.upstream.up DNSUpstream/isp";
       const events: string[] = [];
       const abort = new AbortController();
+      // afterSeq 0 replays what was retained: a down reported before the watch was set up is not missed.
       const watching = (async () => {
-        for await (const e of conn.watchEvents({ topicPrefixes: ["dns.upstream."], signal: abort.signal })) {
+        for await (const e of conn.watchEvents({ afterSeq: 0, topicPrefixes: ["dns.upstream."], signal: abort.signal })) {
           events.push(`${e.topic} ${e.resource}`);
-          if (events.length === 2) abort.abort();
         }
-      })();
+      })().catch(() => undefined);
+      // The upstream stalls until it is reported down (a loaded machine runs the probes late), then answers.
+      const until = async (done: () => boolean): Promise<void> => {
+        for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+      };
       u.behaviour = "stall";
-      await new Promise((r) => setTimeout(r, 800));
+      await until(() => events.includes(DOWN));
       u.behaviour = "answer";
-      await Promise.race([watching, new Promise((r) => setTimeout(r, 3000))]);
+      await until(() => events.lastIndexOf(UP) > events.indexOf(DOWN));
       abort.abort();
-      expect(events).toEqual(["dns.upstream.down DNSUpstream/isp", "dns.upstream.up DNSUpstream/isp"]);
+      await watching;
+      expect(events.slice(events.indexOf(DOWN))).toEqual([DOWN, UP]);
     } finally {
       conn.close();
     }
-  });
+  }, 30_000); // a daemon, a reload and two health transitions: ~5 s, more on a loaded machine
 });

@@ -58,7 +58,8 @@ export function forward(upstreams: readonly Upstream[], q: UpstreamQuestion, att
     let outstanding = 0;
     let done = false;
     let fallback: Forwarded | undefined;
-    let lastError: Error = new UpstreamError("network", "no upstreams");
+    // Made only when needed: an Error captures a stack trace, too dear for every forwarded question.
+    let lastError: Error | undefined;
     const hedges: NodeJS.Timeout[] = [];
     const finish = (ok: Forwarded | undefined): void => {
       if (done) return;
@@ -67,7 +68,7 @@ export function forward(upstreams: readonly Upstream[], q: UpstreamQuestion, att
       for (const h of hedges) clearTimeout(h);
       if (ok !== undefined) resolve(ok);
       else if (fallback !== undefined) resolve(fallback);
-      else reject(lastError);
+      else reject(lastError ?? new UpstreamError("network", "no upstreams"));
     };
     const settleOne = (): void => {
       outstanding--;

@@ -4,7 +4,7 @@
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect, type TLSSocket } from "node:tls";
 import { randomId } from "./random.js";
-import { UpstreamError, type Accept, type Transport } from "./transport.js";
+import { awaitReply, UpstreamError, type Accept, type Pending, type Transport } from "./transport.js";
 
 export interface StreamTransportOptions {
   address: string;
@@ -13,11 +13,6 @@ export interface StreamTransportOptions {
   tlsName?: string;
   idleMs?: number;
   connectTimeoutMs?: number;
-}
-
-interface Pending {
-  accept: (reply: Buffer) => boolean;
-  fail: (err: UpstreamError) => void;
 }
 
 class Connection {
@@ -147,31 +142,9 @@ export class StreamTransport implements Transport {
     let id = randomId();
     while (conn.pending.has(id)) id = randomId();
     query.writeUInt16BE(id, 0);
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        conn.pending.delete(id);
-        reject(new UpstreamError("timeout", `no reply from ${this.opts.address}:${this.opts.port}`));
-      }, Math.max(1, deadline - Date.now()));
-      conn.pending.set(id, {
-        accept: (reply) => {
-          let value: T;
-          try {
-            value = accept(reply);
-          } catch {
-            return false;
-          }
-          clearTimeout(timer);
-          conn.pending.delete(id);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      });
-      conn.send(query);
-    });
+    const { reply } = awaitReply(conn.pending, id, accept, Math.max(1, deadline - Date.now()), `no reply from ${this.opts.address}:${this.opts.port}`);
+    conn.send(query);
+    return reply;
   }
 
   close(): void {

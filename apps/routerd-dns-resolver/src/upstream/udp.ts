@@ -6,15 +6,10 @@
 import { createSocket, type Socket } from "node:dgram";
 import { isIP } from "node:net";
 import { randomBelow, randomId } from "./random.js";
-import { UpstreamError, type Accept, type Transport } from "./transport.js";
+import { awaitReply, UpstreamError, type Accept, type Pending, type Transport } from "./transport.js";
 
 const POOL_SIZE = 8;
 const USES_PER_SOCKET = 200;
-
-interface Pending {
-  accept: (reply: Buffer) => boolean;
-  fail: (err: UpstreamError) => void;
-}
 
 interface PooledSocket {
   socket: Socket;
@@ -101,52 +96,19 @@ export class UdpTransport implements Transport {
     for (let tries = 0; s.pending.has(id) && tries < 16; tries++) id = randomId();
     if (s.pending.has(id)) throw new UpstreamError("network", "no free query id");
     query.writeUInt16BE(id, 0);
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        s.pending.delete(id);
-        reject(new UpstreamError("timeout", `no reply from ${this.opts.address}:${this.opts.port} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      s.pending.set(id, {
-        accept: (reply) => {
-          let value: T;
-          try {
-            value = accept(reply);
-          } catch {
-            return false;
-          }
-          clearTimeout(timer);
-          s.pending.delete(id);
-          resolve(value);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          s.pending.delete(id);
-          reject(err);
-        },
-      });
-      const failed = (err: Error): void => {
-        if (!s.pending.has(id)) return;
-        clearTimeout(timer);
-        s.pending.delete(id);
-        reject(new UpstreamError("network", err.message));
-      };
-      s.ready.then(
-        () => {
-          try {
-            s.socket.send(query, (err) => err && failed(err));
-          } catch (err) {
-            // Closed meanwhile (reload, stop).
-            failed(err as Error);
-          }
-        },
-        (err: Error) => {
-          clearTimeout(timer);
-          s.pending.delete(id);
-          reject(new UpstreamError("network", `cannot open a socket: ${err.message}`));
-        },
-      );
-    });
+    const { reply, fail } = awaitReply(s.pending, id, accept, timeoutMs, `no reply from ${this.opts.address}:${this.opts.port} within ${timeoutMs} ms`);
+    s.ready.then(
+      () => {
+        try {
+          s.socket.send(query, (err) => err && fail(new UpstreamError("network", err.message)));
+        } catch (err) {
+          // Closed meanwhile (reload, stop).
+          fail(new UpstreamError("network", (err as Error).message));
+        }
+      },
+      (err: Error) => fail(new UpstreamError("network", `cannot open a socket: ${err.message}`)),
+    );
+    return reply;
   }
 
   close(): void {
