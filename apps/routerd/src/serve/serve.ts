@@ -19,6 +19,7 @@ import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
+import { nextResolved, type ResolvedEntry } from "./resolved.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 
@@ -40,7 +41,7 @@ export class Server {
   /** Backends taking new connections per IngressService, as last rendered ("a,b"). */
   private readonly ingressActive = new Map<string, string>();
   /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
-  private resolved = new Map<string, Resource>();
+  private resolved = new Map<string, ResolvedEntry>();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -195,7 +196,7 @@ export class Server {
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
     const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime });
-    this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
+    this.resolved = nextResolved(this.resolved, result.desired.view);
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
@@ -242,7 +243,7 @@ export class Server {
 
   /** Daemon configs (a backend's probe, say) need `*From` values: those the last reconcile resolved. */
   private withResolved(config: RouterConfig): ConfigView {
-    return makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner) ?? r) });
+    return makeConfigView({ ...config, resources: config.resources.map((r) => this.resolved.get(r.owner)?.resource ?? r) });
   }
 
   /** An event whenever the backends taking new connections change (rendered from the resolved resources). */
