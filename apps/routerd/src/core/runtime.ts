@@ -1,6 +1,17 @@
 // Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
 // answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
-import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "@routerd/api";
+import {
+  DHCPV4_CLIENT_DAEMON,
+  PPPOE_CLIENT_DAEMON,
+  runtimeFrom,
+  type ConfigView,
+  type DelegatedPrefix,
+  type Dhcpv4Lease,
+  type LinkFacts,
+  type PppoeSession,
+  type RuntimeFact,
+  type RuntimeView,
+} from "@routerd/api";
 import { observeLinkFacts, type HostContext } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
@@ -21,8 +32,8 @@ async function resourceState(runDir: string, daemon: string, instance: string): 
   }
 }
 
-/** Phases in which a daemon holds a usable lease or prefix. */
-const HOLDING = new Set(["Bound", "Renewing", "Rebinding"]);
+/** Phases in which a daemon holds a usable lease, prefix or session. */
+const HOLDING = new Set(["Bound", "Renewing", "Rebinding", "Up"]);
 
 function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, isValue: (x: unknown) => x is T): RuntimeFact<T> {
   if ("unknown" in s) return { state: "unknown", reason: s.unknown };
@@ -32,7 +43,13 @@ function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, 
 }
 
 const isLease = (x: unknown): x is Dhcpv4Lease => typeof x === "object" && x !== null && typeof (x as Dhcpv4Lease).address === "string" && typeof (x as Dhcpv4Lease).prefixLength === "number";
+const isSession = (x: unknown): x is PppoeSession => typeof x === "object" && x !== null && typeof (x as PppoeSession).device === "string";
 const isPrefix = (x: unknown): x is DelegatedPrefix => typeof x === "object" && x !== null && typeof (x as DelegatedPrefix).prefix === "string" && typeof (x as DelegatedPrefix).prefixLength === "number";
+
+/** The daemon leaves out dnsServers while it has none. */
+function sessionDefaults(f: RuntimeFact<PppoeSession>): RuntimeFact<PppoeSession> {
+  return f.state === "present" ? { ...f, value: { ...f.value, dnsServers: f.value.dnsServers ?? [] } } : f;
+}
 
 /** The host's links, or undefined when they cannot be read (an Interface's status is then unknown). */
 async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | undefined> {
@@ -50,13 +67,15 @@ async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | un
 export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
+  const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
   let links: Map<string, LinkFacts> | undefined;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
+    ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
   ]);
-  return runtimeFrom({ dhcpv4, prefixes, ...(links ? { links } : {}) });
+  return runtimeFrom({ dhcpv4, prefixes, pppoe, ...(links ? { links } : {}) });
 }
 
 /** Does anything in the config read a status field of an Interface (which comes from the host's links)? */

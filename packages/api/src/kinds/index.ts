@@ -28,6 +28,7 @@ import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
 import { portForwardKind } from "./port-forward.js";
+import { pppoeSessionKind } from "./pppoe-session.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
@@ -51,6 +52,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   sysctlProfileKind,
   routerdClusterKind,
   dhcpv4ClientKind,
+  pppoeSessionKind,
   dhcpv4ServerKind,
   dhcpv4ReservationKind,
   dhcpv6PrefixDelegationKind,
