@@ -112,6 +112,10 @@ export function sessionEvents(prev: SessionState, next: SessionState, h: Happeni
     if (next.ipv6) Object.assign(attributes, { localLinkLocal: next.ipv6.localLinkLocal, peerLinkLocal: next.ipv6.peerLinkLocal });
     out.push({ topic: "pppoe.session.up", message: `${device} up ${attributes.address ?? attributes.localLinkLocal ?? ""}`.trim(), severity: "info", attributes });
   }
+  // A protocol that comes up on a session already up (IPV6CP and IPCP finish in either order).
+  if (h.type === "ip-up" && prev.phase === "Up") {
+    out.push({ topic: "pppoe.session.ipv4-up", message: `${device} ${h.link.local} peer ${h.link.remote}`, severity: "info", attributes: { device, address: h.link.local, peer: h.link.remote, dnsServers: h.link.dnsServers.join(",") } });
+  }
   if (h.type === "ipv6-up" && prev.phase === "Up") {
     out.push({ topic: "pppoe.session.ipv6-up", message: `${device} IPv6 ${h.link.localLinkLocal}`, severity: "info", attributes: { device, localLinkLocal: h.link.localLinkLocal, peerLinkLocal: h.link.peerLinkLocal } });
   }

@@ -59,6 +59,12 @@ export class PppoeClientDaemon {
     }
   }
 
+  /** The status once the session is up with IPv4 (IPCP and IPV6CP finish in either order). */
+  async upWithIpv4(): Promise<SessionStatus | undefined> {
+    const s = await this.status();
+    return s?.phase === "Up" && s.details.currentAddress ? s : undefined;
+  }
+
   async command(name: string): Promise<{ ok: boolean; message: string }> {
     const conn = await connectDaemon(this.socket, { connectTimeoutMs: 2000 });
     try {

@@ -8,9 +8,9 @@ import { parseArgs } from "node:util";
 import { HOOK_COMMAND } from "../names.js";
 import { callCommand } from "./wire.js";
 
-const RETRY_FOR_MS = 15_000;
+const RETRY_FOR_MS = 30_000;
 const RETRY_EVERY_MS = 200;
-const CALL_TIMEOUT_MS = 3000;
+const CALL_TIMEOUT_MS = 10_000;
 
 /**
  * The report for one hook run. pppd's arguments: interface, tty, speed, local address, remote address,

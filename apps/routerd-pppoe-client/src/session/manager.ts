@@ -71,12 +71,17 @@ export class SessionManager {
       return;
     }
     switch (args.event) {
-      case "ip-up":
-        this.dispatch({ type: "ip-up", at, link: { local: args.local ?? "", remote: args.remote ?? "", dnsServers: args.dnsServers ? args.dnsServers.split(",") : [] } });
+      case "ip-up": {
+        const link = { local: args.local ?? "", remote: args.remote ?? "", dnsServers: args.dnsServers ? args.dnsServers.split(",") : [] };
+        // A hook retried after a slow answer reports the same again: nothing changes.
+        if (JSON.stringify(link) !== JSON.stringify(this.state.ipv4)) this.dispatch({ type: "ip-up", at, link });
         return;
-      case "ipv6-up":
-        this.dispatch({ type: "ipv6-up", at, link: { localLinkLocal: args.localLinkLocal ?? "", peerLinkLocal: args.peerLinkLocal ?? "" } });
+      }
+      case "ipv6-up": {
+        const link = { localLinkLocal: args.localLinkLocal ?? "", peerLinkLocal: args.peerLinkLocal ?? "" };
+        if (JSON.stringify(link) !== JSON.stringify(this.state.ipv6)) this.dispatch({ type: "ipv6-up", at, link });
         return;
+      }
       case "ip-down":
         this.dispatch({ type: "ip-down" });
         return;
