@@ -3,7 +3,8 @@ import { parseArgs } from "node:util";
 import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
 
 export const USAGE = `Usage: routerd-pppoe-client --config FILE --instance NAME [options]
-       routerd-pppoe-client hook --socket SOCKET --event EVENT -- PPPD_ARGS...   (run by pppd)
+       routerd-pppoe-client hook --socket SOCKET --event EVENT [--log FILE] -- PPPD_ARGS...   (run by pppd)
+       routerd-pppoe-client mpd5-files --config FILE --instance NAME --dir DIR   (FreeBSD: mpd5's files)
 
 Runs one PPPoE session (a PPPoESession resource) with pppd and its rp-pppoe plugin (kernel-mode PPPoE):
 pppd reads options and secrets the daemon writes to <state-dir>/pppoe-client/<instance>/ppp (mode 0600),
@@ -38,10 +39,16 @@ export interface CliOptions {
   logLevel: string;
 }
 
-export type CliResult = { kind: "run"; options: CliOptions } | { kind: "hook"; argv: string[] } | { kind: "help"; text: string } | { kind: "error"; message: string };
+export type CliResult =
+  | { kind: "run"; options: CliOptions }
+  | { kind: "hook"; argv: string[] }
+  | { kind: "mpd5-files"; argv: string[] }
+  | { kind: "help"; text: string }
+  | { kind: "error"; message: string };
 
 export function parseCli(argv: string[]): CliResult {
   if (argv[0] === "hook") return { kind: "hook", argv: argv.slice(1) };
+  if (argv[0] === "mpd5-files") return { kind: "mpd5-files", argv: argv.slice(1) };
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({

@@ -50,7 +50,14 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     case "hook":
       return (await import("./hook/report.js")).runHook(cli.argv);
+    case "mpd5-files":
+      return (await import("./mpd5/files.js")).writeMpd5Files(cli.argv);
     case "run":
+      if (process.platform !== "linux") {
+        // mpd5 from the daemon is not wired yet: its files come from `mpd5-files` for mpd5's own service.
+        process.stderr.write(`routerd-pppoe-client: the daemon runs pppd and needs Linux; on ${process.platform} write mpd5's files with \`routerd-pppoe-client mpd5-files\` (docs/pppoe.md)\n`);
+        return 1;
+      }
       return runDaemonProcess(cli.options);
   }
 }

@@ -18,6 +18,7 @@ const CALL_TIMEOUT_MS = 10_000;
  * LLLOCAL, LLREMOTE (IPv6), PPPD_PID.
  */
 export function hookArgs(event: string, argv: string[], env: NodeJS.ProcessEnv): Record<string, string> {
+  if (event === "mpd-up" || event === "mpd-down") return mpdHookArgs(event, argv);
   const [ifname = env.IFNAME ?? "", , , local = "", remote = ""] = argv;
   const out: Record<string, string> = { event, ifname };
   if (event.startsWith("ipv6-")) {
@@ -30,6 +31,25 @@ export function hookArgs(event: string, argv: string[], env: NodeJS.ProcessEnv):
     if (dns.length) out.dnsServers = dns.join(",");
   }
   if (env.PPPD_PID) out.pppdPid = env.PPPD_PID;
+  return out;
+}
+
+/**
+ * mpd5's up- and down-scripts (FreeBSD): `interface proto local remote authname [dns1 ip] [dns2 ip] peer`,
+ * proto inet or inet6 (link-locals carry a %scope).
+ */
+function mpdHookArgs(event: "mpd-up" | "mpd-down", argv: string[]): Record<string, string> {
+  const [ifname = "", proto = "inet", local = "", remote = "", , ...rest] = argv;
+  const v6 = proto === "inet6";
+  const direction = event === "mpd-up" ? "up" : "down";
+  const out: Record<string, string> = { event: `${v6 ? "ipv6" : "ip"}-${direction}`, ifname };
+  const bare = (a: string) => a.split("%")[0]!.split("/")[0]!;
+  if (v6) Object.assign(out, { localLinkLocal: bare(local), peerLinkLocal: bare(remote) });
+  else {
+    Object.assign(out, { local: bare(local), remote: bare(remote) });
+    const dns = [rest.indexOf("dns1"), rest.indexOf("dns2")].filter((i) => i >= 0).map((i) => rest[i + 1]!).filter(Boolean);
+    if (dns.length) out.dnsServers = dns.join(",");
+  }
   return out;
 }
 

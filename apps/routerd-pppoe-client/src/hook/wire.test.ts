@@ -56,6 +56,17 @@ describe("hook arguments", () => {
       pppdPid: "77",
     });
   });
+  it("maps mpd5's up- and down-script arguments (FreeBSD)", () => {
+    expect(hookArgs("mpd-up", ["ng0", "inet", "10.64.0.100/32", "10.64.0.1", "alice", "dns1", "192.0.2.53", "dns2", "192.0.2.54", "00:11:22:33:44:55"], {})).toEqual({
+      event: "ip-up",
+      ifname: "ng0",
+      local: "10.64.0.100",
+      remote: "10.64.0.1",
+      dnsServers: "192.0.2.53,192.0.2.54",
+    });
+    expect(hookArgs("mpd-down", ["ng0", "inet6", "fe80::2%ng0", "fe80::1%ng0", "alice", "peer"], {})).toEqual({ event: "ipv6-down", ifname: "ng0", localLinkLocal: "fe80::2", peerLinkLocal: "fe80::1" });
+  });
+
   it("ipv6-up takes the link-local addresses", () => {
     expect(hookArgs("ipv6-up", ["ppp0", "wan0", "0", "fe80::2", "fe80::1", "wan"], { LLLOCAL: "fe80::2", LLREMOTE: "fe80::1" })).toEqual({
       event: "ipv6-up",

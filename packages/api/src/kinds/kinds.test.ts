@@ -159,6 +159,7 @@ describe("provides tables and published status", () => {
   const runtime = runtimeFrom({
     dhcpv4: new Map([["isp2-dhcp", { state: "present", value: lease, phase: "Bound" }]]),
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
+    pppoe: new Map([["flets", { state: "present", value: { device: "ppp0", interface: "wan0", currentAddress: "10.64.0.100", peerAddress: "10.64.0.1", dnsServers: ["10.64.0.53"], connectedAt: "2030-01-01T00:00:00.000Z" }, phase: "Up" }]]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
   });
   const status = makeStatusView({ config: fixture, runtime });

@@ -18,7 +18,7 @@ const DEFAULT_LCP_ECHO_FAILURE = 3;
 const printable = (max: number) => t.string({ minLength: 1, maxLength: max, pattern: /^[^\u0000-\u001f\u007f]+$/, patternHint: "printable characters (pppd's files cannot hold control characters)" });
 
 export const pppoeSessionSpec = t.object({
-  interface: t.ref("Interface").describe("the Ethernet Interface PPPoE runs on"),
+  interface: t.interfaceRef().describe("the Ethernet interface PPPoE runs on"),
   ifname: t.withDefault(formats.ifname().describe("the PPP interface pppd creates; other resources route and NAT through it"), "ppp0"),
   username: printable(255).describe("the PPP user name the ISP gave you"),
   password: t.optional(printable(255).describe("the password, in the config (prefer passwordFile)")),
@@ -87,6 +87,20 @@ export const pppoeSessionKind = defineKind<PPPoESessionSpec>({
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["routerd.daemon", "linux.ipv4.route", "linux.ipv6.route", "file"] },
   supportsWhen: false,
   spec: pppoeSessionSpec,
+  // The session's PPP link is an interface other resources name (NAT44Rule, FirewallZone, routes, PD, ...).
+  ifname: (res) => res.spec.ifname,
+  provides: { interface: "string", device: "string", currentAddress: "string", peerAddress: "string", gateway: "string", dnsServers: "stringList", connectedAt: "timestamp", dryRun: "bool" },
+  status(res, ctx) {
+    const base = { interface: ctx.ifname(res.spec.interface), device: res.spec.ifname, dryRun: false };
+    const fact = sessionFact(ctx, res.metadata.name);
+    if (fact.state === "unknown") return { fields: base, unknown: `PPPoE session unknown (${fact.reason})` };
+    if (fact.state === "absent") return { ...(fact.phase ? { phase: fact.phase } : {}), fields: base };
+    const v = fact.value;
+    return {
+      ...(fact.phase ? { phase: fact.phase } : {}),
+      fields: { ...base, currentAddress: v.currentAddress, peerAddress: v.peerAddress, gateway: v.gateway ?? v.peerAddress, dnsServers: v.dnsServers, connectedAt: v.connectedAt },
+    };
+  },
   check(res, ctx) {
     const s = res.spec;
     if ((s.password === undefined) === (s.passwordFile === undefined)) {
