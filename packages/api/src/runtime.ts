@@ -73,6 +73,8 @@ export interface RuntimeView {
   /** A link on the host by its Linux name (read only when something needs an Interface's status). */
   link(ifname: string): RuntimeFact<LinkFacts>;
   pppoeSession(resource: string): RuntimeFact<PppoeSession>;
+  /** The AAAA records of an AFTR's name (DS-Lite), resolved before planning. */
+  aftr(name: string): RuntimeFact<string[]>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -82,6 +84,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   delegatedPrefix: () => NOT_READ,
   link: () => ({ state: "unknown", reason: "links were not read" }),
   pppoeSession: () => NOT_READ,
+  aftr: () => ({ state: "unknown", reason: "names were not resolved" }),
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -89,6 +92,8 @@ export function runtimeFrom(facts: {
   dhcpv4?: ReadonlyMap<string, RuntimeFact<Dhcpv4Lease>>;
   prefixes?: ReadonlyMap<string, RuntimeFact<DelegatedPrefix>>;
   pppoe?: ReadonlyMap<string, RuntimeFact<PppoeSession>>;
+  /** AFTR names (DS-Lite) and their AAAA records. */
+  aftr?: ReadonlyMap<string, RuntimeFact<string[]>>;
   /** Every link on the host, by name; undefined when they were not read. */
   links?: ReadonlyMap<string, LinkFacts>;
 }): RuntimeView {
@@ -98,6 +103,7 @@ export function runtimeFrom(facts: {
     dhcpv4Lease: (r) => facts.dhcpv4?.get(r) ?? unknown,
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
     pppoeSession: (r) => facts.pppoe?.get(r) ?? unknown,
+    aftr: (name) => facts.aftr?.get(name) ?? { state: "unknown", reason: `${name} was not resolved` },
     link(ifname) {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);

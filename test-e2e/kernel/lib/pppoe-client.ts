@@ -48,7 +48,7 @@ export class PppoeClientDaemon {
   async status(): Promise<SessionStatus | undefined> {
     let conn;
     try {
-      conn = await connectDaemon(this.socket, { connectTimeoutMs: 1000, callTimeoutMs: 3000 });
+      conn = await connectDaemon(this.socket, { connectTimeoutMs: 5000, callTimeoutMs: 10000 });
       const s = await conn.getStatus();
       const r = s.resources.find((x) => x.name === this.instance);
       return r ? { phase: r.phase, message: r.message, details: r.detailsJson ? (JSON.parse(r.detailsJson) as Record<string, unknown>) : {} } : undefined;
@@ -66,7 +66,7 @@ export class PppoeClientDaemon {
   }
 
   async command(name: string): Promise<{ ok: boolean; message: string }> {
-    const conn = await connectDaemon(this.socket, { connectTimeoutMs: 2000 });
+    const conn = await connectDaemon(this.socket, { connectTimeoutMs: 10000 });
     try {
       return await conn.command(name);
     } finally {
@@ -76,7 +76,7 @@ export class PppoeClientDaemon {
 
   /** The pppoe.session.* topics the daemon emitted, oldest first. */
   async topics(): Promise<string[]> {
-    const conn = await connectDaemon(this.socket, { connectTimeoutMs: 2000 });
+    const conn = await connectDaemon(this.socket, { connectTimeoutMs: 10000 });
     const out: string[] = [];
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 1500);

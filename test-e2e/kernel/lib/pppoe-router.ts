@@ -71,7 +71,7 @@ export class PppoeRouter {
   async session(): Promise<SessionStatus | undefined> {
     let conn;
     try {
-      conn = await connectDaemon(daemonSocketPath(this.dirs.runDir, "pppoe-client", "isp"), { connectTimeoutMs: 1000, callTimeoutMs: 5000 });
+      conn = await connectDaemon(daemonSocketPath(this.dirs.runDir, "pppoe-client", "isp"), { connectTimeoutMs: 5000, callTimeoutMs: 10000 });
       const r = (await conn.getStatus()).resources.find((x) => x.name === "isp");
       return r ? { phase: r.phase, details: r.detailsJson ? (JSON.parse(r.detailsJson) as Record<string, unknown>) : {} } : undefined;
     } catch {

@@ -1,14 +1,19 @@
-// Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
-// answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
+// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions) over their sockets, and
+// resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
+// artifacts; only a daemon that says "no lease" removes them.
+import { Resolver } from "node:dns/promises";
 import {
   DHCPV4_CLIENT_DAEMON,
   PPPOE_CLIENT_DAEMON,
+  makeStatusView,
   runtimeFrom,
   type ConfigView,
   type DelegatedPrefix,
   type Dhcpv4Lease,
   type LinkFacts,
+  type DSLiteTunnelSpec,
   type PppoeSession,
+  type RouterConfig,
   type RuntimeFact,
   type RuntimeView,
 } from "@routerd/api";
@@ -75,10 +80,54 @@ export async function readRuntime(view: ConfigView, runDir: string, opts: { link
     ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
   ]);
-  return runtimeFrom({ dhcpv4, prefixes, pppoe, ...(links ? { links } : {}) });
+  const facts = { dhcpv4, prefixes, pppoe, ...(links ? { links } : {}) };
+  const aftr = await resolveAftrNames(view.config, runtimeFrom(facts));
+  return runtimeFrom({ ...facts, ...(aftr.size ? { aftr } : {}) });
 }
 
-/** Does anything in the config read a status field of an Interface (which comes from the host's links)? */
-export function readsInterfaceStatus(config: { resources: readonly { sources?: readonly { resource: string }[]; when?: unknown }[] }): boolean {
-  return config.resources.some((r) => r.sources?.some((s) => s.resource.startsWith("Interface/")) || (r.when !== undefined && JSON.stringify(r.when).includes("Interface/")));
+const AFTR_LOOKUP = { timeout: 2000, tries: 2 };
+/** The name does not exist or has no AAAA: an answer. Anything else (no server answered) is unknown. */
+const NO_SUCH_NAME = new Set(["ENOTFOUND", "ENODATA", "NXDOMAIN"]);
+
+/**
+ * DS-Lite AFTR names (aftrFQDN, or the name aftrFrom reads: DHCPv6 option 64) resolved to their AAAA records
+ * through each tunnel's aftrDNSServers (or the host's resolver). Done before planning, so planning stays pure.
+ */
+async function resolveAftrNames(config: RouterConfig, runtime: RuntimeView): Promise<Map<string, RuntimeFact<string[]>>> {
+  const out = new Map<string, RuntimeFact<string[]>>();
+  const tunnels = config.resources.filter((r) => r.kind === "DSLiteTunnel");
+  if (!tunnels.length) return out;
+  const status = makeStatusView({ config, runtime });
+  const names = new Map<string, string[]>();
+  for (const r of tunnels) {
+    const resolved = status.resolve(r);
+    const s = resolved.resource.spec as DSLiteTunnelSpec;
+    if (!resolved.pending && s.aftrFQDN && !s.aftrIPv6) names.set(s.aftrFQDN, s.aftrDNSServers);
+  }
+  await Promise.all(
+    [...names].map(async ([name, servers]) => {
+      const resolver = new Resolver(AFTR_LOOKUP);
+      if (servers.length) resolver.setServers(servers);
+      try {
+        out.set(name, { state: "present", value: await resolver.resolve6(name) });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? "";
+        out.set(name, NO_SUCH_NAME.has(code) ? { state: "absent", reason: `${name}: ${code}` } : { state: "unknown", reason: `${name} did not resolve: ${code || (err as Error).message}` });
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * Does anything in the config read a status field of an Interface (which comes from the host's links), or a
+ * link's addresses (a DS-Lite tunnel taking its own IPv6 address from its interface)?
+ */
+export function readsInterfaceStatus(config: { resources: readonly { kind?: string; spec?: unknown; sources?: readonly { resource: string }[]; when?: unknown }[] }): boolean {
+  return config.resources.some(
+    (r) =>
+      r.sources?.some((s) => s.resource.startsWith("Interface/")) ||
+      (r.when !== undefined && JSON.stringify(r.when).includes("Interface/")) ||
+      (r.kind === "DSLiteTunnel" && (r.spec as { localAddressSource?: string }).localAddressSource === "interface"),
+  );
 }
