@@ -4,7 +4,8 @@
 import { resolve } from "node:path";
 import { parseCli, USAGE } from "./cli.js";
 
-/** After a stop, anything still pending must not keep the process alive. */
+/** After a stop, anything still pending must not keep the process alive (daemon-kit's exitWith, not imported
+ * here: the kit loads gRPC, and a hook must start light). */
 const EXIT_GRACE_MS = 2000;
 
 async function runDaemonProcess(opts: { configPath: string; instance: string; runDir: string; stateDir: string; logLevel: string }): Promise<number> {

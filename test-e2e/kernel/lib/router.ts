@@ -1,9 +1,10 @@
 // One router namespace inside the lab VM driven by `routerd reconcile --once` (a Node start per reconcile,
 // no serve): its config, state and root live in the lab's temp dir.
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { res, routerYaml, type ResourceDoc } from "../../lib/config.js";
 import { sh, type Lab } from "../../lib/lab.js";
-import { routerd, type Netns, type Run } from "../../lib/netns.js";
+import { ROUTERD, sh as run, type Run } from "../../lib/netns.js";
 
 export { res };
 
@@ -25,7 +26,13 @@ export class Router {
 
   reconcile(resources: ResourceDoc[], extra: string[] = []): Run {
     writeFileSync(this.configPath, routerYaml(resources, this.role));
-    return routerd({ name: this.ns } as Netns, ["reconcile", "--once", "--config", this.configPath, ...extra], { stateDir: this.stateDir, root: this.root });
+    return this.routerd(["reconcile", "--once", "--config", this.configPath, ...extra]);
+  }
+
+  /** The built routerd CLI in this router's namespace, with its own state, root and run directories. */
+  routerd(args: string[]): Run {
+    const dirs = ["--state-dir", this.stateDir, "--root", this.root, "--run-dir", join(this.stateDir, "run")];
+    return run("ip", ["netns", "exec", this.ns, process.execPath, ROUTERD, ...args, ...dirs], { allowFail: true });
   }
 
   /** Fails with routerd's own output when the reconcile did not succeed. */
@@ -38,7 +45,7 @@ export class Router {
   /** `routerd plan --json` for these resources (nothing is changed). */
   plan(resources: ResourceDoc[]): { summary: Record<string, number>; adoptionCandidates: { kind: string; name: string }[]; text: string } {
     writeFileSync(this.configPath, routerYaml(resources, this.role));
-    const r = routerd({ name: this.ns } as Netns, ["plan", "--json", "--config", this.configPath], { stateDir: this.stateDir, root: this.root });
+    const r = this.routerd(["plan", "--json", "--config", this.configPath]);
     const p = JSON.parse(r.stdout) as { summary: Record<string, number>; adoptionCandidates: { kind: string; name: string }[] };
     return { ...p, text: r.stdout };
   }

@@ -1,5 +1,6 @@
 // Runs one PPPoE session: dials with pppd, follows its hooks and its exit, redials with back-off, hangs up
 // cleanly on stop. The decisions are machine.ts's; this class performs them and reports every change.
+import { pidAlive } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 import { readPassword, type SessionConfig } from "../config.js";
 import { endCause, type EndCause } from "../pppd/exit-status.js";
@@ -178,15 +179,6 @@ export class SessionManager {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function killAndWait(pid: number, graceMs: number): Promise<void> {
   try {
     process.kill(pid, "SIGTERM");
@@ -194,6 +186,6 @@ async function killAndWait(pid: number, graceMs: number): Promise<void> {
     return;
   }
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) process.kill(pid, "SIGKILL");
+  while (pidAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (pidAlive(pid)) process.kill(pid, "SIGKILL");
 }
