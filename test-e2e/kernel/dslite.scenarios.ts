@@ -50,7 +50,7 @@ export default defineScenarios([
           timers: { renew: 60, rebind: 90, preferred: 120, valid: 180 },
           optionData: [{ name: "aftr-name", data: "aftr.example" }],
         });
-        await kea.start();
+        await kea.start(WAIT);
 
         const config = lab.path("router.yaml");
         const base = [

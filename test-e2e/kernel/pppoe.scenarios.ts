@@ -106,7 +106,7 @@ export default defineScenarios([
         await until("the ISP's end of the session has its link-local address", () => /fe80::1/.test(sh(["ip", "-n", r.isp, "-6", "addr", "show", "dev", "ppp0"], { allowFail: true })), WAIT, 250);
         const kea = new Kea(r.lab as never, r.isp, { subnets: [{ id: 1, iface: "ppp0", subnet: "2001:db8:ffff::/64", pdPrefix: "2001:db8:1000::", pdPrefixLen: 40, delegatedLen: 56 }], timers: { renew: 30, rebind: 45, preferred: 60, valid: 90 } });
         try {
-          await kea.start();
+          await kea.start(WAIT);
           const lan = await until("a /64 of the delegated prefix on the LAN", () => {
             const out = sh(["ip", "-n", r.rtr, "-6", "addr", "show", "dev", "lan0", "scope", "global"], { allowFail: true });
             return /inet6 2001:db8:10[0-9a-f]{2}:[0-9a-f]*1::1\/64/.test(out) ? out : undefined;
