@@ -9,7 +9,7 @@ import { daemonEvent } from "./daemon-events.js";
 import type { ClientEvent } from "./events.js";
 import { dhcpv6Server, type BindingView } from "./grpc-service.js";
 import { expiresAt, prefixKey, type Information, type Lease } from "./lease.js";
-import { HOLDING_PHASES, delegatedPrefixJson, pruneWithdrawn, recordWithdrawn, statusPhase, type Withdrawn } from "./status-view.js";
+import { HOLDING_PHASES, delegatedPrefixJson, informationJson, pruneWithdrawn, recordWithdrawn, statusPhase, type Withdrawn } from "./status-view.js";
 
 export const DAEMON_NAME = "dhcpv6-client";
 
@@ -112,7 +112,7 @@ class BindingReporter {
     const info = this.info;
     if (!this.withdrawn.length && !info) return undefined;
     return {
-      ...(info ? { dnsServers: info.dnsServers, domainSearch: info.domainSearch } : {}),
+      ...(info ? informationJson(info) : {}),
       ...(this.withdrawn.length ? { withdrawn: this.withdrawn.map((w) => ({ prefix: w.prefix, prefixLength: w.prefixLength, until: new Date(w.until).toISOString() })) } : {}),
     };
   }

@@ -39,6 +39,14 @@ describe("the DelegatedPrefix details routerd core reads", () => {
     });
   });
 
+  it("carries SNTP servers and the AFTR name (option 64) only when the server sent them", () => {
+    const plain = delegatedPrefixJson(lease([["2001:db8:1000::", 56, 30, 60]]), [], undefined)!;
+    expect(Object.keys(plain)).not.toContain("aftrName");
+    const withOptions = { ...lease([["2001:db8:1000::", 56, 30, 60]]), information: { ...info, sntpServers: ["2001:db8::123"], aftrName: "aftr.example" } };
+    const d = delegatedPrefixJson(withOptions, [], undefined)!;
+    expect([d.sntpServers, d.aftrName]).toEqual([["2001:db8::123"], "aftr.example"]);
+  });
+
   it("picks the prefix that stays valid longest and lists withdrawn ones", () => {
     const l = lease([
       ["2001:db8:1000::", 56, 0, 10],

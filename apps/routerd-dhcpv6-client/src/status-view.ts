@@ -66,6 +66,19 @@ export function primaryPrefix(lease: Lease | undefined): DelegatedPrefix | undef
 const iso = (ms: number) => new Date(Math.min(ms, 8.64e15)).toISOString();
 
 /**
+ * The server's information options as routerd core reads them: DNS and search list always, SNTP servers and
+ * the AFTR name (option 64, for a DSLiteTunnel's aftrFrom) when the server sent them.
+ */
+export function informationJson(info: Information | undefined): Record<string, unknown> {
+  return {
+    dnsServers: info?.dnsServers ?? [],
+    domainSearch: info?.domainSearch ?? [],
+    ...(info?.sntpServers.length ? { sntpServers: info.sntpServers } : {}),
+    ...(info?.aftrName ? { aftrName: info.aftrName } : {}),
+  };
+}
+
+/**
  * The resource details while a prefix is held: exactly the DelegatedPrefix JSON of @routerd/api
  * (runtime.ts), plus every prefix of the binding for operators.
  */
@@ -79,8 +92,7 @@ export function delegatedPrefixJson(lease: Lease, withdrawn: readonly Withdrawn[
     preferredLifetime: p.preferredLifetime,
     validLifetime: p.validLifetime,
     expiresAt: iso(p.validLifetime === INFINITY ? 8.64e15 : expiresAt(p)),
-    dnsServers: info?.dnsServers ?? [],
-    domainSearch: info?.domainSearch ?? [],
+    ...informationJson(info),
     prefixes: lease.prefixes.map((x) => `${x.prefix}/${x.length}`),
   };
   if (withdrawn.length) out.withdrawn = withdrawn.map((w) => ({ prefix: w.prefix, prefixLength: w.prefixLength, until: iso(w.until) }));

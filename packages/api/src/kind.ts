@@ -11,6 +11,7 @@ export const API_GROUPS = {
   net: "net.routerd.net/v1alpha1",
   firewall: "firewall.routerd.net/v1alpha1",
   system: "system.routerd.net/v1alpha1",
+  hybrid: "hybrid.routerd.net/v1alpha1",
 } as const;
 
 export type ApiVersion = (typeof API_GROUPS)[keyof typeof API_GROUPS];

@@ -45,6 +45,21 @@ export interface LinkFacts {
   ipv6: { address: string; prefixLength: number; scope?: string }[];
 }
 
+/** What routerd-pppoe-client reports for an up session (the PPPoESession status fields). */
+export interface PppoeSession {
+  /** The PPP interface. */
+  device: string;
+  /** The Ethernet interface PPPoE runs on. */
+  interface: string;
+  currentAddress?: string;
+  peerAddress?: string;
+  gateway?: string;
+  dnsServers: string[];
+  ipv6LocalLinkLocal?: string;
+  ipv6PeerLinkLocal?: string;
+  connectedAt?: string;
+}
+
 /** `phase`: the daemon's own phase for the resource (Bound, Renewing, ...), when it answered. */
 export type RuntimeFact<T> =
   | { state: "present"; value: T; phase?: string }
@@ -57,6 +72,9 @@ export interface RuntimeView {
   delegatedPrefix(resource: string): RuntimeFact<DelegatedPrefix>;
   /** A link on the host by its Linux name (read only when something needs an Interface's status). */
   link(ifname: string): RuntimeFact<LinkFacts>;
+  pppoeSession(resource: string): RuntimeFact<PppoeSession>;
+  /** The AAAA records of an AFTR's name (DS-Lite), resolved before planning. */
+  aftr(name: string): RuntimeFact<string[]>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -65,12 +83,17 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   dhcpv4Lease: () => NOT_READ,
   delegatedPrefix: () => NOT_READ,
   link: () => ({ state: "unknown", reason: "links were not read" }),
+  pppoeSession: () => NOT_READ,
+  aftr: () => ({ state: "unknown", reason: "names were not resolved" }),
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
 export function runtimeFrom(facts: {
   dhcpv4?: ReadonlyMap<string, RuntimeFact<Dhcpv4Lease>>;
   prefixes?: ReadonlyMap<string, RuntimeFact<DelegatedPrefix>>;
+  pppoe?: ReadonlyMap<string, RuntimeFact<PppoeSession>>;
+  /** AFTR names (DS-Lite) and their AAAA records. */
+  aftr?: ReadonlyMap<string, RuntimeFact<string[]>>;
   /** Every link on the host, by name; undefined when they were not read. */
   links?: ReadonlyMap<string, LinkFacts>;
 }): RuntimeView {
@@ -79,6 +102,8 @@ export function runtimeFrom(facts: {
   return {
     dhcpv4Lease: (r) => facts.dhcpv4?.get(r) ?? unknown,
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
+    pppoeSession: (r) => facts.pppoe?.get(r) ?? unknown,
+    aftr: (name) => facts.aftr?.get(name) ?? { state: "unknown", reason: `${name} was not resolved` },
     link(ifname) {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);

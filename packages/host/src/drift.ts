@@ -41,7 +41,25 @@ const sameTime = (a: unknown, b: unknown, now: number) => {
   return Math.abs(at(a) - at(b)) <= LIFETIME_TOLERANCE_MS;
 };
 
+/**
+ * A link: the scalar settings as asked; a created link's parameters key by key (the kernel reports many more);
+ * a VRF's members as a set (a link enslaved by someone else shows as a difference).
+ */
+const compareLink: Comparator = (desired, observed) => {
+  const out = compareKeys("linkData", "members")(desired, observed);
+  const want = (desired.linkData ?? {}) as Record<string, unknown>;
+  const have = (observed.linkData ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(want)) if (!sameValue(want[k], have[k])) out.push({ field: `linkData.${k}`, desired: want[k], observed: have[k] });
+  if (desired.members !== undefined) {
+    const w = [...(desired.members as string[])].sort();
+    const h = [...((observed.members as string[] | undefined) ?? [])].sort();
+    if (!sameValue(w, h)) out.push({ field: "members", desired: w, observed: h });
+  }
+  return out;
+};
+
 const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
+  "linux.link": compareLink,
   // An address routerd gave the lease's lifetimes: compared as absolute times, "forever" when absent.
   "linux.ipv6.address": (desired, observed, recorded) => [
     ...compareKeys("validUntil", "preferredUntil")(desired, observed, recorded),

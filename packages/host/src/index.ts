@@ -8,3 +8,4 @@ export { IP_LINES, failedBatchLines } from "./executors/ip-lines.js";
 export { findBlock, removeBlock, upsertBlock } from "./file-blocks.js";
 export { sysctlPath } from "./observers/system.js";
 export { observeLinkFacts } from "./observers/ip.js";
+export { LINK_TYPES, linkAddLine, linkNeedsRecreate, type LinkData } from "./links.js";

@@ -4,6 +4,7 @@ import { knownKind, unknownKind, type ArtifactKind, type Inventory, type Observe
 import type { HostContext } from "./context.js";
 import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, observeRoutes6, routeTablesFrom } from "./observers/ip.js";
 import { observeNft } from "./observers/nft.js";
+import { observeFdb, observeFou } from "./observers/tunnels.js";
 import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
 
 /** Names of interest per kind, for sources that read one object at a time (sysctl keys, file blocks). */
@@ -32,6 +33,8 @@ const SOURCES: readonly Source[] = [
   },
   { kinds: ["linux.ipv6.route"], bulk: true, observe: (ctx) => observeRoutes6(ctx) },
   { kinds: ["linux.ipv4.fwmarkRule"], bulk: true, observe: (ctx) => observeFwmarkRules(ctx) },
+  { kinds: ["linux.fdb"], bulk: true, observe: (ctx) => observeFdb(ctx) },
+  { kinds: ["linux.fou"], bulk: true, observe: (ctx) => observeFou(ctx) },
   {
     kinds: ["nft.table", "nft.set"],
     bulk: true,

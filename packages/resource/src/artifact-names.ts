@@ -16,6 +16,10 @@ export const artifactNames = {
   daemon: (daemon: string, instance: string) => `${daemon}/${instance}`,
   /** Every route of one protocol in one table (a daemon's FIB routes): owned as one artifact. */
   routeProtocol: (protocol: number, table: number) => `proto=${protocol},table=${table}`,
+  /** A VXLAN flood entry: all-zeros MAC towards one remote tunnel endpoint. */
+  fdb: (ifname: string, dst: string) => `${ifname}/dst=${dst}`,
+  /** A FOU or GUE receive port (`ip fou add port P ...`). */
+  fou: (port: number) => `port=${port}`,
 };
 
 export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {

@@ -16,9 +16,13 @@ describe("teardown registry", () => {
     expect(() => partial.get("nft.table")).toThrow(/nft.table has no teardown spec/);
   });
 
-  it("never removes links, sysctls or the hostname, and leaves addresses to their owners", () => {
+  it("never removes sysctls or the hostname, removes only links routerd created, and leaves addresses to their owners", () => {
     const policy = (k: ArtifactKind) => teardownRegistry.get(k).policy;
-    expect(["linux.link", "linux.sysctl", "linux.hostname"].map((k) => policy(k as ArtifactKind))).toEqual(["never", "never", "never"]);
+    expect(["linux.sysctl", "linux.hostname"].map((k) => policy(k as ArtifactKind))).toEqual(["never", "never"]);
+    const links = teardownRegistry.get("linux.link");
+    expect(links.guard({ kind: "linux.link", name: "eth0", attributes: { ifname: "eth0", adminUp: true } })).toMatch(/did not create/);
+    expect(links.guard({ kind: "linux.link", name: "blue", attributes: { ifname: "blue", linkType: "vrf" } })).toBeUndefined();
+    expect(links.order).toBeGreaterThan(teardownRegistry.get("linux.ipv4.route").order);
     expect(policy("linux.ipv4.address")).toBe("ownerTeardown");
     expect(policy("linux.ipv6.address")).toBe("ownerTeardown");
     expect(policy("nft.set")).toBe("withParent");

@@ -75,14 +75,15 @@ export class Kea {
     return JSON.stringify(config, null, 2);
   }
 
-  async start(): Promise<void> {
+  /** timeoutMs: until the control socket exists (emulated full-kernel VMs start kea far slower). */
+  async start(timeoutMs = 10_000): Promise<void> {
     writeFileSync(this.configPath, this.render());
     const env = { ...process.env, KEA_PIDFILE_DIR: this.dir, KEA_LOCKFILE_DIR: this.dir };
     const child = this.lab.spawn(this.ns, ["kea-dhcp6", "-c", this.configPath], env);
     this.child = child;
     child.stdout?.on("data", (d: Buffer) => (this.log += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (this.log += d.toString()));
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + timeoutMs;
     while (!existsSync(this.socket)) {
       if (child.exitCode !== null) throw new Error(`kea-dhcp6 exited: ${this.log}`);
       if (Date.now() > deadline) throw new Error(`kea control socket did not appear: ${this.log}`);

@@ -27,7 +27,8 @@ export async function runGuest(set: ScenarioSet, sharedDir: string): Promise<num
   };
   save();
   let failed = 0;
-  for (const scenario of set.scenarios) {
+  const only = process.env.ROUTERD_KERNEL_LAB_ONLY;
+  for (const scenario of set.scenarios.filter((s) => !only || s.name.includes(only))) {
     const log: string[] = [];
     const started = Date.now();
     process.stdout.write(`=== ${scenario.name}\n`);

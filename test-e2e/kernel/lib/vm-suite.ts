@@ -19,17 +19,22 @@ function summary(title: string, run: VmRun): string {
   return [`kernel-lab ${title}: ${boot}VM wall ${(run.wallMs / 1000).toFixed(1)} s, exit ${run.code}`, ...each.map((l) => `  ${l}`)].join("\n");
 }
 
+/** A developer's filter (ROUTERD_KERNEL_LAB_ONLY=text): only scenarios whose name contains it run; vitest shows the rest as skipped. */
+const ONLY = process.env.ROUTERD_KERNEL_LAB_ONLY;
+
 export function vmSuite(title: string, scenarioModule: URL, set: ScenarioSet): void {
-  const budgetMs = VM_OVERHEAD_MS + set.scenarios.reduce((sum, s) => sum + s.timeoutMs, 0);
+  const chosen = ONLY ? set.scenarios.filter((s) => s.name.includes(ONLY)) : set.scenarios;
+  const budgetMs = VM_OVERHEAD_MS + chosen.reduce((sum, s) => sum + s.timeoutMs, 0);
   describe(`${title} (full kernel)`, () => {
     let run: VmRun = { code: 125, output: "the VM was never started (beforeAll did not finish)", wallMs: 0 };
     beforeAll(async () => {
+      if (chosen.length === 0) return;
       run = await runScenariosInVm(fileURLToPath(scenarioModule), { timeoutS: Math.ceil(budgetMs / 1000) });
       process.stderr.write(`${summary(title, run)}\n`);
     }, budgetMs + 30_000);
 
     for (const scenario of set.scenarios) {
-      it(scenario.name, () => {
+      (chosen.includes(scenario) ? it : it.skip)(scenario.name, () => {
         const result = run.report?.results[scenario.name];
         if (!result) {
           const why = run.code === 0 || run.code === 1 ? `the guest program ended (exit ${run.code}) before this scenario ran` : `the lab VM failed (exit ${run.code})`;

@@ -70,7 +70,9 @@ export async function runScenariosInVm(scenarioModule: string, opts: BootOptions
       return { code: 125, output: `bundling ${scenarioModule} for the guest failed: ${String(err)}`, wallMs: Date.now() - started };
     }
     const script = join(shared, "run-guest.sh");
-    writeFileSync(script, `#!/bin/sh\nexec ${process.execPath} --enable-source-maps ${guest}\n`, { mode: 0o755 });
+    // The guest's environment is the init's: pass on the developer's scenario filter explicitly.
+    const only = process.env.ROUTERD_KERNEL_LAB_ONLY ? `ROUTERD_KERNEL_LAB_ONLY=${JSON.stringify(process.env.ROUTERD_KERNEL_LAB_ONLY)} ` : "";
+    writeFileSync(script, `#!/bin/sh\n${only}exec ${process.execPath} --enable-source-maps ${guest}\n`, { mode: 0o755 });
     const { code, output } = await runVm(script, shared, opts.timeoutS);
     const resultsPath = join(shared, RESULTS_FILE);
     const report = existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, "utf8")) as GuestReport) : undefined;

@@ -2,7 +2,7 @@
 // create, update, leave or delete it, lists orphans and adoption candidates, and asks the GC planner what
 // may be cleaned up. Nothing here touches the host.
 import { kindDefinition, type Resource } from "@routerd/api";
-import { driftOf, type Difference, type Step } from "@routerd/host";
+import { driftOf, linkNeedsRecreate, type Difference, type Step } from "@routerd/host";
 import {
   artifactId,
   observe,
@@ -85,6 +85,19 @@ interface Classified {
   reason?: string;
 }
 
+/**
+ * A link routerd would create is there already and is not routerd's: it is never changed, and it is never
+ * made again when routerd only adopted it (adopting takes over what exists, it does not rebuild it).
+ */
+function foreignLink(d: DesiredArtifact, entry: LedgerEntry | undefined, observed: Attributes): string | undefined {
+  if (d.kind !== "linux.link" || d.attributes.linkType === undefined) return undefined;
+  if (!entry) return `a link named ${d.name} exists that routerd did not create: left alone (adopt it with \`routerd adopt --apply\`, or choose another ifname)`;
+  if (entry.ownership === "adopted" && linkNeedsRecreate(d.attributes, observed)) {
+    return `the adopted link ${d.name} differs in its type or parameters; routerd does not remake a link it did not create`;
+  }
+  return undefined;
+}
+
 function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory: Inventory): Classified {
   const o = observe(inventory, d.kind, d.name);
   if (o.state === "unknown") return { change: "unknown", reason: o.reason };
@@ -92,6 +105,8 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
     return o.state === "present" ? { change: "unchanged", observed: o.artifact.attributes } : { change: "unchanged", reason: "observed only, not present" };
   }
   if (o.state === "absent") return { change: "create" };
+  const foreign = foreignLink(d, entry, o.artifact.attributes);
+  if (foreign) return { change: "unchanged", reason: foreign, observed: o.artifact.attributes };
   const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
   return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
 }

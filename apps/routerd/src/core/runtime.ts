@@ -1,6 +1,22 @@
-// Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
-// answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
-import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "@routerd/api";
+// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions) over their sockets, and
+// resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
+// artifacts; only a daemon that says "no lease" removes them.
+import { Resolver } from "node:dns/promises";
+import {
+  DHCPV4_CLIENT_DAEMON,
+  PPPOE_CLIENT_DAEMON,
+  makeStatusView,
+  runtimeFrom,
+  type ConfigView,
+  type DelegatedPrefix,
+  type Dhcpv4Lease,
+  type LinkFacts,
+  type DSLiteTunnelSpec,
+  type PppoeSession,
+  type RouterConfig,
+  type RuntimeFact,
+  type RuntimeView,
+} from "@routerd/api";
 import { observeLinkFacts, type HostContext } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
@@ -21,8 +37,8 @@ async function resourceState(runDir: string, daemon: string, instance: string): 
   }
 }
 
-/** Phases in which a daemon holds a usable lease or prefix. */
-const HOLDING = new Set(["Bound", "Renewing", "Rebinding"]);
+/** Phases in which a daemon holds a usable lease, prefix or session. */
+const HOLDING = new Set(["Bound", "Renewing", "Rebinding", "Up"]);
 
 function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, isValue: (x: unknown) => x is T): RuntimeFact<T> {
   if ("unknown" in s) return { state: "unknown", reason: s.unknown };
@@ -32,7 +48,13 @@ function fact<T>(s: { phase: string; details?: unknown } | { unknown: string }, 
 }
 
 const isLease = (x: unknown): x is Dhcpv4Lease => typeof x === "object" && x !== null && typeof (x as Dhcpv4Lease).address === "string" && typeof (x as Dhcpv4Lease).prefixLength === "number";
+const isSession = (x: unknown): x is PppoeSession => typeof x === "object" && x !== null && typeof (x as PppoeSession).device === "string";
 const isPrefix = (x: unknown): x is DelegatedPrefix => typeof x === "object" && x !== null && typeof (x as DelegatedPrefix).prefix === "string" && typeof (x as DelegatedPrefix).prefixLength === "number";
+
+/** The daemon leaves out dnsServers while it has none. */
+function sessionDefaults(f: RuntimeFact<PppoeSession>): RuntimeFact<PppoeSession> {
+  return f.state === "present" ? { ...f, value: { ...f.value, dnsServers: f.value.dnsServers ?? [] } } : f;
+}
 
 /** The host's links, or undefined when they cannot be read (an Interface's status is then unknown). */
 async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | undefined> {
@@ -50,16 +72,62 @@ async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | un
 export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
+  const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
   let links: Map<string, LinkFacts> | undefined;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
+    ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
   ]);
-  return runtimeFrom({ dhcpv4, prefixes, ...(links ? { links } : {}) });
+  const facts = { dhcpv4, prefixes, pppoe, ...(links ? { links } : {}) };
+  const aftr = await resolveAftrNames(view.config, runtimeFrom(facts));
+  return runtimeFrom({ ...facts, ...(aftr.size ? { aftr } : {}) });
 }
 
-/** Does anything in the config read a status field of an Interface (which comes from the host's links)? */
-export function readsInterfaceStatus(config: { resources: readonly { sources?: readonly { resource: string }[]; when?: unknown }[] }): boolean {
-  return config.resources.some((r) => r.sources?.some((s) => s.resource.startsWith("Interface/")) || (r.when !== undefined && JSON.stringify(r.when).includes("Interface/")));
+const AFTR_LOOKUP = { timeout: 2000, tries: 2 };
+/** The name does not exist or has no AAAA: an answer. Anything else (no server answered) is unknown. */
+const NO_SUCH_NAME = new Set(["ENOTFOUND", "ENODATA", "NXDOMAIN"]);
+
+/**
+ * DS-Lite AFTR names (aftrFQDN, or the name aftrFrom reads: DHCPv6 option 64) resolved to their AAAA records
+ * through each tunnel's aftrDNSServers (or the host's resolver). Done before planning, so planning stays pure.
+ */
+async function resolveAftrNames(config: RouterConfig, runtime: RuntimeView): Promise<Map<string, RuntimeFact<string[]>>> {
+  const out = new Map<string, RuntimeFact<string[]>>();
+  const tunnels = config.resources.filter((r) => r.kind === "DSLiteTunnel");
+  if (!tunnels.length) return out;
+  const status = makeStatusView({ config, runtime });
+  const names = new Map<string, string[]>();
+  for (const r of tunnels) {
+    const resolved = status.resolve(r);
+    const s = resolved.resource.spec as DSLiteTunnelSpec;
+    if (!resolved.pending && s.aftrFQDN && !s.aftrIPv6) names.set(s.aftrFQDN, s.aftrDNSServers);
+  }
+  await Promise.all(
+    [...names].map(async ([name, servers]) => {
+      const resolver = new Resolver(AFTR_LOOKUP);
+      if (servers.length) resolver.setServers(servers);
+      try {
+        out.set(name, { state: "present", value: await resolver.resolve6(name) });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? "";
+        out.set(name, NO_SUCH_NAME.has(code) ? { state: "absent", reason: `${name}: ${code}` } : { state: "unknown", reason: `${name} did not resolve: ${code || (err as Error).message}` });
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * Does anything in the config read a status field of an Interface (which comes from the host's links), or a
+ * link's addresses (a DS-Lite tunnel taking its own IPv6 address from its interface)?
+ */
+export function readsInterfaceStatus(config: { resources: readonly { kind?: string; spec?: unknown; sources?: readonly { resource: string }[]; when?: unknown }[] }): boolean {
+  return config.resources.some(
+    (r) =>
+      r.sources?.some((s) => s.resource.startsWith("Interface/")) ||
+      (r.when !== undefined && JSON.stringify(r.when).includes("Interface/")) ||
+      (r.kind === "DSLiteTunnel" && (r.spec as { localAddressSource?: string }).localAddressSource === "interface"),
+  );
 }

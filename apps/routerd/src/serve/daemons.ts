@@ -14,10 +14,13 @@ import {
   HEALTHCHECK_DAEMON,
   type BGPPeerSpec,
   type BGPRouterSpec,
+  PPPOE_CLIENT_DAEMON,
+  pppoeClientConfig,
   type ConfigView,
   type DHCPv4ClientSpec,
   type DHCPv6PrefixDelegationSpec,
   type HealthCheckSpec,
+  type PPPoESessionSpec,
 } from "@routerd/api";
 import { renderDnsResolverConfig } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
@@ -166,6 +169,24 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
           config: { path: config, content: JSON.stringify(content, null, 2) + "\n" },
         };
       }),
+  },
+  {
+    // One per session; its config holds the credentials (written 0600 under the daemon's state directory).
+    daemon: PPPOE_CLIENT_DAEMON,
+    specs: (view, dirs) =>
+      view
+        .all<PPPoESessionSpec>("PPPoESession")
+        .filter((r) => r.spec.enabled)
+        .map((r) => {
+          const instance = r.metadata.name;
+          const config = join(dirs.stateDir, PPPOE_CLIENT_DAEMON, instance, "config.json");
+          return {
+            daemon: PPPOE_CLIENT_DAEMON,
+            instance,
+            ...nodeDaemon(PPPOE_CLIENT_DAEMON, [...commonArgs(instance, dirs), "--config", config]),
+            config: { path: config, content: JSON.stringify(pppoeClientConfig(r, view), null, 2) + "\n" },
+          };
+        }),
   },
   {
     // The LAN services dnsmasq: its config is a routerd artifact (written and checked by reconcile); a changed

@@ -1,7 +1,7 @@
 // Follows the events of the per-resource daemons whose state becomes artifacts (a DHCPv4 lease), so
 // routerd serve reconciles as soon as a lease is bound, renewed, lost or released instead of at its next
 // periodic pass. One watch per daemon instance the config wants; watches come and go with the config.
-import { DHCPV4_CLIENT_DAEMON, DHCPV6_CLIENT_DAEMON, makeConfigView, type RouterConfig } from "@routerd/api";
+import { DHCPV4_CLIENT_DAEMON, DHCPV6_CLIENT_DAEMON, PPPOE_CLIENT_DAEMON, makeConfigView, type RouterConfig } from "@routerd/api";
 import { connectDaemon, daemonSocketPath, type DaemonConnection } from "@routerd/rpc";
 
 export interface EventSource {
@@ -15,6 +15,7 @@ export interface EventSource {
 export const LEASE_EVENT_SOURCES: readonly EventSource[] = [
   { kind: "DHCPv4Client", daemon: DHCPV4_CLIENT_DAEMON, topicPrefixes: ["dhcpv4.lease."] },
   { kind: "DHCPv6PrefixDelegation", daemon: DHCPV6_CLIENT_DAEMON, topicPrefixes: ["dhcpv6."] },
+  { kind: "PPPoESession", daemon: PPPOE_CLIENT_DAEMON, topicPrefixes: ["pppoe.session."] },
 ];
 
 const RECONNECT_MS = 500;

@@ -28,6 +28,11 @@ import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
 import { portForwardKind } from "./port-forward.js";
+import { pppoeSessionKind } from "./pppoe-session.js";
+import { dsliteTunnelKind } from "./dslite-tunnel.js";
+import { tunnelInterfaceKind } from "./tunnel-interface.js";
+import { vrfKind } from "./vrf.js";
+import { vxlanTunnelKind } from "./vxlan-tunnel.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
@@ -51,6 +56,11 @@ export const KINDS: readonly KindDefinition<any>[] = [
   sysctlProfileKind,
   routerdClusterKind,
   dhcpv4ClientKind,
+  pppoeSessionKind,
+  dsliteTunnelKind,
+  tunnelInterfaceKind,
+  vrfKind,
+  vxlanTunnelKind,
   dhcpv4ServerKind,
   dhcpv4ReservationKind,
   dhcpv6PrefixDelegationKind,

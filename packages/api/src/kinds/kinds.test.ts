@@ -151,6 +151,7 @@ describe("provides tables and published status", () => {
     BGPPeer: ["address", "state", "acceptedPrefixes", "observedAt"],
     DNSResolver: ["updatedAt"],
     DNSZone: ["updatedAt"],
+    TunnelInterface: ["observedAddress", "observedPeerAddress", "underlayMTU"],
   };
   const fixture = loadFixture();
   const lease = { address: "203.0.113.9", prefixLength: 24, routers: ["203.0.113.1"], dnsServers: ["203.0.113.53"], domain: "isp.example", classlessRoutes: [], expiresAt: "2030-01-01T00:00:00.000Z", ntpServers: ["203.0.113.123"], leaseTime: 3600, renewAt: "2029-12-31T23:30:00.000Z", rebindAt: "2029-12-31T23:52:30.000Z" };
@@ -159,6 +160,7 @@ describe("provides tables and published status", () => {
   const runtime = runtimeFrom({
     dhcpv4: new Map([["isp2-dhcp", { state: "present", value: lease, phase: "Bound" }]]),
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
+    pppoe: new Map([["flets", { state: "present", value: { device: "ppp0", interface: "wan0", currentAddress: "10.64.0.100", peerAddress: "10.64.0.1", dnsServers: ["10.64.0.53"], connectedAt: "2030-01-01T00:00:00.000Z" }, phase: "Up" }]]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
   });
   const status = makeStatusView({ config: fixture, runtime });
@@ -171,7 +173,7 @@ describe("provides tables and published status", () => {
       const expected = Object.keys(def.provides).filter((f) => !NOT_FROM_STATUS[kind]?.includes(f));
       for (const f of set) expect(Object.keys(def.provides), `${kind} publishes ${f}`).toContain(f);
       // Optional spec values (an IPv4Route's gateway, a PortForward's listen address) may be unset.
-      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway"]);
+      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway", "aftrName"]);
       for (const f of expected.filter((x) => !optional.has(x))) expect(set, `${kind}/${r.metadata.name} does not publish ${f}`).toContain(f);
     }
   });

@@ -6,6 +6,7 @@ import type { HostContext } from "../context.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
+import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
 
 export interface Step {
   op: "ensure" | "remove";
@@ -52,6 +53,7 @@ interface Phase {
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
+  "linux.fou": { order: 19, direct: (s, ctx) => addFou(ctx.runner, s.attributes) },
   "linux.link": { order: 20, ip: true },
   "linux.ipv4.address": { order: 21, ip: true },
   "linux.ipv6.address": { order: 21, ip: true },
@@ -59,6 +61,7 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.ipv6.route": { order: 22, ip: true },
   "linux.ipv4.route": { order: 22, ip: true },
   "linux.ipv4.fwmarkRule": { order: 23, ip: true },
+  "linux.fdb": { order: 24, direct: (s, ctx) => addFdb(ctx.runner, s.attributes) },
   // Rules match interfaces by name, so a table need not wait for links: it is written while `ip -batch` works.
   "nft.table": { order: 30, alongside: true, direct: (s, ctx) => replaceTable(ctx.runner, s.attributes) },
   "nft.set": { order: 31, direct: () => undefined }, // rendered inside its table
@@ -73,6 +76,7 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "routerd.daemon": { order: 100, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.remove(s.attributes) : "deferred") },
   "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
   "nft.set": { order: 106, direct: () => undefined },
+  "linux.fdb": { order: 108, direct: (s, ctx) => deleteFdb(ctx.runner, s.attributes) },
   "linux.ipv4.fwmarkRule": { order: 110, ip: true },
   "linux.ipv4.route": { order: 120, ip: true },
   // After the daemon that writes them has stopped (order 100).
@@ -81,6 +85,8 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.ipv4.routeTable": { order: 130, ip: true },
   "linux.ipv4.address": { order: 135, ip: true },
   "linux.ipv6.address": { order: 135, ip: true },
+  "linux.link": { order: 140, ip: true },
+  "linux.fou": { order: 145, direct: (s, ctx) => deleteFou(ctx.runner, s.attributes) },
   file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
   "routerd.lease": { order: 160, direct: () => "deferred" },
 };
@@ -97,7 +103,16 @@ function linesFor(step: Step, req: ApplyRequest): string[] {
       .flatMap((r) => IP_LINES["linux.ipv4.route"]!.remove(r.attributes));
   }
   const builder = IP_LINES[step.kind];
-  return builder ? builder[step.op](step.attributes) : [];
+  if (!builder) return [];
+  if (step.op === "remove") return builder.remove(step.attributes);
+  // A link's lines depend on whether it is there already (create, or make again, or only set).
+  const observed = step.kind === "linux.link" ? observedOf(req.inventory, step) : undefined;
+  return builder.ensure(step.attributes, Date.now(), observed);
+}
+
+function observedOf(inventory: Inventory, step: Step): Attributes | undefined {
+  const inv = inventory.get(step.kind);
+  return inv?.status === "known" ? inv.items.get(step.name)?.attributes : undefined;
 }
 
 const phaseOf = (s: Step) => (s.op === "ensure" ? ENSURE : REMOVE)[s.kind];

@@ -7,6 +7,7 @@ describe("ip -batch lines", () => {
     ["linux.link", "ensure", { ifname: "lan0", adminUp: false }, ["link set dev lan0 down"]],
     ["linux.ipv4.address", "ensure", { ifname: "lan0", address: "192.168.1.1", prefixLength: 24 }, ["address replace 192.168.1.1/24 dev lan0"]],
     ["linux.ipv4.address", "remove", { ifname: "lan0", address: "192.168.1.1", prefixLength: 24 }, ["address del 192.168.1.1/24 dev lan0"]],
+    ["linux.ipv4.address", "ensure", { ifname: "t1", address: "10.255.0.1", prefixLength: 32, peer: "10.255.0.2" }, ["address replace 10.255.0.1/32 peer 10.255.0.2 dev t1"]],
     ["linux.ipv4.route", "ensure", { table: 101, destination: "0.0.0.0/0", metric: 0, type: "unicast", gateway: "198.51.100.1", device: "wan1" }, ["route replace 0.0.0.0/0 via 198.51.100.1 dev wan1 table 101 metric 0"]],
     ["linux.ipv4.route", "ensure", { table: 254, destination: "10.66.0.0/16", metric: 10, type: "blackhole" }, ["route replace blackhole 10.66.0.0/16 table 254 metric 10"]],
     ["linux.ipv4.route", "remove", { table: 254, destination: "10.0.0.0/8", metric: 5, type: "unicast", gateway: "192.0.2.1" }, ["route del 10.0.0.0/8 table 254 metric 5"]],

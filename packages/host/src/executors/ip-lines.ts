@@ -1,5 +1,6 @@
 // `ip -batch` lines per artifact kind. Pure: attributes in, command lines out.
 import type { ArtifactKind, Attributes } from "@routerd/resource";
+import { linkAddLine, linkNeedsRecreate, type LinkData } from "../links.js";
 
 const a = (attrs: Attributes, key: string) => attrs[key] as string | number | boolean | undefined;
 
@@ -25,9 +26,28 @@ const ruleSpec = (attrs: Attributes) =>
   ].join(" ");
 
 export interface IpLineBuilder {
-  /** `now` turns absolute lifetimes into the seconds `ip` wants. */
-  ensure(attrs: Attributes, now?: number): string[];
+  /** `now` turns absolute lifetimes into the seconds `ip` wants; `observed` is the object on the host, if any. */
+  ensure(attrs: Attributes, now?: number, observed?: Attributes): string[];
   remove(attrs: Attributes): string[];
+}
+
+/**
+ * A link: routerd creates it when it has a link type and is absent (or makes it again when its type or
+ * parameters differ: only for links routerd created, the planner decides that), then sets MTU, master, up,
+ * and enslaves the members (a VRF's interfaces).
+ */
+function linkLines(x: Attributes, observed?: Attributes): string[] {
+  const ifname = String(a(x, "ifname"));
+  const type = a(x, "linkType") as string | undefined;
+  const lines: string[] = [];
+  if (type !== undefined && (!observed || linkNeedsRecreate(x, observed))) {
+    if (observed) lines.push(`link del ${ifname}`);
+    lines.push(linkAddLine(ifname, type, (x.linkData ?? {}) as LinkData));
+  }
+  const master = x.master === undefined ? "" : x.master === null ? " nomaster" : ` master ${x.master as string}`;
+  lines.push(`link set dev ${ifname}${a(x, "mtu") !== undefined ? ` mtu ${a(x, "mtu")}` : ""}${master} ${a(x, "adminUp") === false ? "down" : "up"}`);
+  for (const m of (x.members ?? []) as string[]) lines.push(`link set dev ${m} master ${ifname}`);
+  return lines;
 }
 
 /** Seconds left until an ISO time ("forever" without one), never below `min`. */
@@ -53,11 +73,12 @@ function route6Spec(attrs: Attributes): string {
 
 export const IP_LINES: Partial<Record<ArtifactKind, IpLineBuilder>> = {
   "linux.link": {
-    ensure: (x) => [`link set dev ${a(x, "ifname")}${a(x, "mtu") !== undefined ? ` mtu ${a(x, "mtu")}` : ""} ${a(x, "adminUp") === false ? "down" : "up"}`],
-    remove: () => [],
+    ensure: (x, _now, observed) => linkLines(x, observed),
+    // Only links routerd created are ever removed (the teardown registry's guard); others have no line.
+    remove: (x) => (a(x, "linkType") !== undefined ? [`link del ${a(x, "ifname")}`] : []),
   },
   "linux.ipv4.address": {
-    ensure: (x) => [`address replace ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
+    ensure: (x) => [`address replace ${a(x, "address")}/${a(x, "prefixLength")}${a(x, "peer") ? ` peer ${a(x, "peer")}` : ""} dev ${a(x, "ifname")}`],
     remove: (x) => [`address del ${a(x, "address")}/${a(x, "prefixLength")} dev ${a(x, "ifname")}`],
   },
   "linux.ipv6.address": {

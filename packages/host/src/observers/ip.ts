@@ -2,6 +2,7 @@
 import { MAIN_TABLE, artifactNames, type ObservedArtifact } from "@routerd/resource";
 import { runJson } from "../exec.js";
 import type { HostContext } from "../context.js";
+import { linkTypeOf } from "../links.js";
 
 interface IpLink {
   ifname: string;
@@ -10,7 +11,10 @@ interface IpLink {
   operstate?: string;
   address?: string;
   link_type?: string;
-  addr_info?: { family: string; local: string; prefixlen: number; scope?: string; valid_life_time?: number; preferred_life_time?: number }[];
+  master?: string;
+  linkinfo?: { info_kind?: string; info_data?: Record<string, unknown> };
+  /** `address` differs from `local` on a point-to-point address (the peer). */
+  addr_info?: { family: string; local: string; address?: string; prefixlen: number; scope?: string; valid_life_time?: number; preferred_life_time?: number }[];
 }
 
 interface IpRoute {
@@ -39,13 +43,33 @@ export function tableNumber(table: string | undefined): number {
   return TABLE_NAMES[table] ?? Number(table);
 }
 
+/**
+ * Every link. `-d` adds the link type and its parameters (for links routerd creates: linkType, linkData in
+ * the shape of links.ts), the master it is enslaved to, and for each master the links enslaved to it.
+ */
 export async function observeLinks(ctx: HostContext): Promise<ObservedArtifact[]> {
-  const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-j", "link", "show"]);
-  return links.map((l) => ({
-    kind: "linux.link" as const,
-    name: artifactNames.link(l.ifname),
-    attributes: { ifname: l.ifname, adminUp: (l.flags ?? []).includes("UP"), mtu: l.mtu, operstate: l.operstate, mac: l.address },
-  }));
+  const links = await runJson<IpLink[]>(ctx.runner, "ip", ["-d", "-j", "link", "show"]);
+  const members = new Map<string, string[]>();
+  for (const l of links) if (l.master) members.set(l.master, [...(members.get(l.master) ?? []), l.ifname].sort());
+  return links.map((l) => {
+    const kind = l.linkinfo?.info_kind;
+    const type = kind ? linkTypeOf(kind) : undefined;
+    return {
+      kind: "linux.link" as const,
+      name: artifactNames.link(l.ifname),
+      attributes: {
+        ifname: l.ifname,
+        adminUp: (l.flags ?? []).includes("UP"),
+        mtu: l.mtu,
+        operstate: l.operstate,
+        mac: l.address,
+        ...(kind ? { linkType: kind } : {}),
+        ...(type ? { linkData: type.observed(l.linkinfo?.info_data ?? {}) } : {}),
+        master: l.master ?? null,
+        ...(members.has(l.ifname) ? { members: members.get(l.ifname) } : {}),
+      },
+    };
+  });
 }
 
 /** One link as an Interface publishes it (the shape of @routerd/api's LinkFacts). */
@@ -81,7 +105,14 @@ export async function observeAddresses(ctx: HostContext, family: "inet" | "inet6
       .map((a) => ({
         kind,
         name: artifactNames.ipv4Address(l.ifname, a.local, a.prefixlen),
-        attributes: { ifname: l.ifname, address: a.local, prefixLength: a.prefixlen, scope: a.scope, ...(family === "inet6" ? lifetimes(a, now) : {}) },
+        attributes: {
+          ifname: l.ifname,
+          address: a.local,
+          prefixLength: a.prefixlen,
+          scope: a.scope,
+          ...(a.address && a.address !== a.local ? { peer: a.address } : {}),
+          ...(family === "inet6" ? lifetimes(a, now) : {}),
+        },
       })),
   );
 }

@@ -114,6 +114,19 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     writesKernelTunables: false,
     addressFamilies: INET,
   },
+  {
+    daemon: "pppoe-client",
+    program: "routerd-pppoe-client",
+    description: "routerd PPPoE session %i",
+    templated: true,
+    args: ["--instance", "%i", "--config", `${PATHS.stateDir}/pppoe-client/%i/config.json`, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
+    // NET_ADMIN/NET_RAW: pppd's PPP unit and PPPoE discovery. SYS_ADMIN: the private mount over /etc/ppp.
+    capabilities: ["CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_SYS_ADMIN"],
+    // pppd keeps its pid files and pppd2.tdb directly under /run (compiled in).
+    writable: ["/run"],
+    writesKernelTunables: false,
+    addressFamilies: [...INET, "AF_PACKET", "AF_PPPOX"],
+  },
 ];
 
 export function unitName(p: ProgramSpec): string {
