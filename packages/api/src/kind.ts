@@ -74,8 +74,11 @@ export interface KindDefinition<S = unknown> {
    * "provides" table); `phase` is implied. Every kind has one, even if empty.
    */
   provides: Provides;
-  /** What it publishes now under those names (omitted or empty values: not set). Pure: config and runtime facts in. */
-  status?(resource: Resource<S>, ctx: ConfigView): PublishedStatus;
+  /**
+   * What it publishes now under those names (omitted or empty values: not set). Pure: config and runtime
+   * facts in; `facts` are fields routerd serve knows better (they override the result anyway).
+   */
+  status?(resource: Resource<S>, ctx: ConfigView, facts?: Readonly<Record<string, unknown>>): PublishedStatus;
   /** The kind is a network interface: fields naming an interface accept it, and this is its Linux name. */
   ifname?(resource: Resource<S>, view: ConfigView): string;
   /** Semantic checks beyond the schema (cross-field and cross-resource). Paths are relative to `spec`. */

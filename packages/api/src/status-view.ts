@@ -51,9 +51,9 @@ export function makeStatusView(input: StatusViewInput): StatusView {
     else {
       const resolved = resolve(r);
       const status = kindDefinition(r.kind)?.status;
-      if (resolved.pending) s = { fields: {}, unknown: `${id} is pending (${resolved.pending})` };
-      else s = status ? status(resolved.resource, (configView ??= makeConfigView(input.config, runtime))) : { fields: {} };
       const extra = input.facts?.get(id);
+      if (resolved.pending) s = { fields: {}, unknown: `${id} is pending (${resolved.pending})` };
+      else s = status ? status(resolved.resource, (configView ??= makeConfigView(input.config, runtime)), extra) : { fields: {} };
       if (extra) s = { ...s, fields: { ...s.fields, ...extra } };
     }
     statuses.set(id, s);

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
-import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
+import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
@@ -14,6 +14,7 @@ import { selectEgress, type EgressDecision, type HealthState } from "../core/egr
 import { planOnly, reconcileOnce } from "../core/engine.js";
 import { selectIngress } from "../core/ingress.js";
 import { readRuntime, readsInterfaceStatus } from "../core/runtime.js";
+import { publishedStatus } from "../core/status.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
@@ -194,7 +195,7 @@ export class Server {
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.egressFacts() });
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
@@ -203,10 +204,13 @@ export class Server {
 
     const statuses = readStatuses(this.opts.host.stateDir);
     const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
+    const configured = new Set(config.resources.map((r) => r.owner));
     for (const s of statuses.values()) {
       const p = parseOwnerKey(s.owner);
       const key = `${p.kind}/${p.name}`;
-      ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "" });
+      // details: the fields the resource publishes (its provides table), as `routerd status --json` shows them.
+      const details = result.status && configured.has(s.owner) ? (publishedStatus(result.status, key) as JsonObject) : undefined;
+      ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "", ...(details ? { details } : {}) });
     }
     for (const r of ctx.status.resources()) {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
@@ -222,6 +226,13 @@ export class Server {
         attributes: { failed: String(result.results.filter((r) => !r.ok).length) },
       });
     }
+  }
+
+  /** When each policy last moved to its current candidate (its status's lastTransitionAt). */
+  private egressFacts(): Map<string, Record<string, unknown>> {
+    const out = new Map<string, Record<string, unknown>>();
+    for (const [name, d] of this.decisions) out.set(`EgressRoutePolicy/${name}`, { lastTransitionAt: new Date(d.changedAt).toISOString() });
+    return out;
   }
 
   private selectUplinks(policies: { metadata: { name: string }; spec: EgressRoutePolicySpec }[], health: Map<string, HealthState>, ctx: DaemonContext): Map<string, string> {

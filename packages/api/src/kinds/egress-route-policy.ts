@@ -41,12 +41,12 @@ export function candidateGateway(c: EgressCandidate, ctx: ConfigView): { gateway
 }
 
 /** What the policy publishes: its candidates, and the one carrying new connections (highest weight unless serve says otherwise). */
-function egressStatus(spec: EgressRoutePolicySpec, ctx: ConfigView): PublishedStatus {
+function egressStatus(spec: EgressRoutePolicySpec, ctx: ConfigView, chosen: unknown): PublishedStatus {
   const candidates = spec.candidates.map((c) => {
     const gw = candidateGateway(c, ctx);
     return { name: c.name, interface: c.interface, device: ctx.ifname(c.interface), gateway: gw.gateway, gatewaySource: gw.source, table: c.table, mark: fwmarkValue(c.mark), priority: c.priority, weight: c.weight, healthCheck: c.healthCheck };
   });
-  const selected = [...candidates].sort((a, b) => b.weight - a.weight)[0]!;
+  const selected = candidates.find((c) => c.name === chosen) ?? [...candidates].sort((a, b) => b.weight - a.weight)[0]!;
   return {
     fields: {
       family: spec.family,
@@ -75,7 +75,7 @@ export const egressRoutePolicyKind = defineKind<EgressRoutePolicySpec>({
   },
   supportsWhen: true,
   spec: egressRoutePolicySpec,
-  status: (res, ctx) => egressStatus(res.spec, ctx),
+  status: (res, ctx, facts) => egressStatus(res.spec, ctx, facts?.selectedCandidate),
   provides: {
     family: "string",
     selectedCandidate: "string",
