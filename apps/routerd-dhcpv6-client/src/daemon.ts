@@ -112,7 +112,7 @@ class BindingReporter {
     const info = this.info;
     if (!this.withdrawn.length && !info) return undefined;
     return {
-      ...(info ? { dnsServers: info.dnsServers, domainSearch: info.domainSearch } : {}),
+      ...(info ? { dnsServers: info.dnsServers, domainSearch: info.domainSearch, sntpServers: info.sntpServers, ...(info.aftrName ? { aftrName: info.aftrName } : {}) } : {}),
       ...(this.withdrawn.length ? { withdrawn: this.withdrawn.map((w) => ({ prefix: w.prefix, prefixLength: w.prefixLength, until: new Date(w.until).toISOString() })) } : {}),
     };
   }

@@ -81,6 +81,8 @@ export function delegatedPrefixJson(lease: Lease, withdrawn: readonly Withdrawn[
     expiresAt: iso(p.validLifetime === INFINITY ? 8.64e15 : expiresAt(p)),
     dnsServers: info?.dnsServers ?? [],
     domainSearch: info?.domainSearch ?? [],
+    sntpServers: info?.sntpServers ?? [],
+    ...(info?.aftrName ? { aftrName: info.aftrName } : {}),
     prefixes: lease.prefixes.map((x) => `${x.prefix}/${x.length}`),
   };
   if (withdrawn.length) out.withdrawn = withdrawn.map((w) => ({ prefix: w.prefix, prefixLength: w.prefixLength, until: iso(w.until) }));

@@ -55,8 +55,9 @@ export type { HostnameSpec } from "./kinds/hostname.js";
 export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "./runtime.js";
 export { DNSMASQ, dnsmasqIntents, staticAddressOf } from "./lan-services.js";
 export { DHCPV4_CLIENT_DAEMON, RESOLV_CONF, dhcpClientOn, leaseRoutes, type DHCPv4ClientSpec } from "./kinds/dhcpv4-client.js";
-export type { DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";
-export type { DHCPv4ReservationSpec } from "./kinds/dhcpv4-reservation.js";
+export { dnsOption, poolOf, routerOption, type DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";
+export { reservationServer, type DHCPv4ReservationSpec } from "./kinds/dhcpv4-reservation.js";
+export { dnsmasqOption, type DhcpOption } from "./kinds/dhcp-options.js";
 export {
   DELEGATED_UNREACHABLE_METRIC,
   DHCPV6_CLIENT_DAEMON,
@@ -66,8 +67,8 @@ export {
 } from "./kinds/dhcpv6-prefix-delegation.js";
 export { INFINITE_LIFETIME, delegatedLanAddress, type DelegatedLanAddress, type IPv6DelegatedAddressSpec } from "./kinds/ipv6-delegated-address.js";
 export { ipv6LanServices, type IPv6RouterAdvertisementSpec, type Ipv6LanMode, type Ipv6LanServices } from "./kinds/ipv6-router-advertisement.js";
-export type { DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
-export { delegatedInformation, informationSource, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
+export { dhcpv6DnsServers, poolLeaseTime, type DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
+export { delegatedInformation, informationSource, onWan, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
 export { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, type DerivedAddress, type Ipv6Prefix } from "./kinds/ipv6-prefix.js";
 export {
   BGP_DAEMON,

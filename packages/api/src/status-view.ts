@@ -5,7 +5,7 @@
 import { makeConfigView } from "./config-view.js";
 import type { ConfigView, PublishedStatus, Resource, RouterConfig } from "./kind.js";
 import { kindDefinition } from "./kinds/index.js";
-import { PHASE_FIELD } from "./provides.js";
+import { PHASE_FIELD, phaseMatches } from "./provides.js";
 import { UNKNOWN_RUNTIME, type RuntimeView } from "./runtime.js";
 import { valueFormat, type SourceUse } from "./status-source.js";
 import type { FieldFact, WhenLookup } from "./when.js";
@@ -107,6 +107,11 @@ function fill(r: Resource, uses: readonly SourceUse[], field: (id: string, name:
   for (const use of uses) {
     const fact = field(use.resource, use.field);
     const from = `${use.resource}.${use.field}`;
+    if (use.dependency) {
+      const unmet = unmetDependency(use, fact);
+      if (unmet) waiting.push(unmet);
+      continue;
+    }
     // A source routerd cannot read now keeps what exists, optional or not: not knowing is not absence.
     if (fact.state === "unknown") {
       waiting.push(`${from} is unknown: ${fact.reason}`);
@@ -141,6 +146,18 @@ function fill(r: Resource, uses: readonly SourceUse[], field: (id: string, name:
     spec = withValue(spec, w.parent, w.into, value);
   }
   return { resource: { ...r, spec } };
+}
+
+/** Why a `dependsOn` entry does not hold now, or undefined when it does. */
+function unmetDependency(use: SourceUse, fact: FieldFact): string | undefined {
+  const from = `${use.resource}.${use.field}`;
+  const want = use.dependency!;
+  if (fact.state === "unknown") return use.optional ? undefined : `${from} is unknown: ${fact.reason}`;
+  if (fact.state === "absent") return use.optional ? undefined : `${from} has no value yet`;
+  if (want.equals === undefined) return undefined;
+  const value = typeof fact.value === "string" ? fact.value : JSON.stringify(fact.value);
+  const ok = use.field === PHASE_FIELD ? phaseMatches(value, want.equals) : value === want.equals;
+  return ok ? undefined : `${from} is ${value}, not ${want.equals}`;
 }
 
 function at(value: unknown, path: readonly (string | number)[]): unknown {

@@ -60,6 +60,13 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
     return out;
   },
   "nft.set": compareKeys("family", "table", "set"),
+  // The running value against what was asked (or what the kernel reports for it); atLeast takes a larger one.
+  "linux.sysctl": (desired, observed) => {
+    const want = String(desired.expectedValue ?? desired.value);
+    const have = String(observed.value);
+    const ok = desired.compare === "atLeast" ? Number(have) >= Number(want) : have === want;
+    return ok ? [] : [{ field: "value", desired: want, observed: have }];
+  },
   "routerd.daemon": () => [],
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],

@@ -37,7 +37,7 @@ export function planToJson(p: Plan, extra: Record<string, unknown> = {}): Record
 export function planToText(p: Plan, opts: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   for (const r of p.resources) {
-    const shown = r.artifacts.filter((a) => opts.verbose || (a.change !== "unchanged" && a.action !== "observe"));
+    const shown = r.artifacts.filter((a) => opts.verbose || (a.change !== "unchanged" && a.action !== "observe") || (a.action === "observe" && a.differences?.length));
     if (r.state === "pending") {
       lines.push(`${r.id} (pending: ${r.reason}; what it has is kept as it is)`);
       continue;
@@ -47,7 +47,7 @@ export function planToText(p: Plan, opts: { verbose?: boolean } = {}): string {
     lines.push(`${r.id}${note}`);
     for (const a of shown) {
       const detail = a.differences?.map((d) => `${d.field}: ${show(d.observed)} → ${show(d.desired)}`).join(", ");
-      lines.push(`  ${SYMBOL[a.change]} ${a.kind} ${a.name}${detail ? `  (${detail})` : ""}${a.reason && a.change !== "create" ? `  [${a.reason}]` : ""}`);
+      lines.push(`  ${a.action === "observe" && a.differences?.length ? "!" : SYMBOL[a.change]} ${a.kind} ${a.name}${detail ? `  (${detail})` : ""}${a.reason && a.change !== "create" ? `  [${a.reason}]` : ""}`);
     }
   }
   for (const c of p.adoptionCandidates.filter((c) => c.reason === "drifted")) {

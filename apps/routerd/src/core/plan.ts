@@ -20,6 +20,7 @@ import {
   type OwnerKey,
 } from "@routerd/resource";
 import type { DesiredState } from "./desired.js";
+import { exclusiveRemovals } from "./exclusive.js";
 
 export type Change = "create" | "update" | "unchanged" | "delete" | "unknown";
 
@@ -89,9 +90,14 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
   const o = observe(inventory, d.kind, d.name);
   if (o.state === "unknown") return { change: "unknown", reason: o.reason };
   if (d.action === "observe") {
-    return o.state === "present" ? { change: "unchanged", observed: o.artifact.attributes } : { change: "unchanged", reason: "observed only, not present" };
+    if (o.state !== "present") return { change: "unchanged", reason: "observed only, not present" };
+    // What the config expects of an artifact it only observes (an unmanaged link's MTU) is reported, never applied.
+    const differences = Object.keys(d.attributes)
+      .filter((k) => k !== "ifname" && o.artifact.attributes[k] !== d.attributes[k])
+      .map((field) => ({ field, desired: d.attributes[field], observed: o.artifact.attributes[field] }));
+    return { change: "unchanged", observed: o.artifact.attributes, ...(differences.length ? { differences, reason: "observed only: routerd does not change it" } : {}) };
   }
-  if (o.state === "absent") return { change: "create" };
+  if (o.state === "absent") return d.attributes.optional ? { change: "unchanged", reason: "optional, and not on this host" } : { change: "create" };
   const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
   return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
 }
@@ -192,6 +198,12 @@ export function plan(input: PlanInput): Plan {
       byOwner.set(del.owner, r);
     }
     r.artifacts.push({ kind: del.kind, name: del.name, owner: del.owner, action: "delete", change: "delete", reason: del.reason });
+    result.summary.delete += 1;
+  }
+
+  for (const x of exclusiveRemovals(input.desired, input.inventory, input.ledger)) {
+    result.steps.push({ op: "remove", kind: x.kind, name: x.name, attributes: x.attributes });
+    byOwner.get(x.owner)?.artifacts.push({ kind: x.kind, name: x.name, owner: x.owner, action: "delete", change: "delete", reason: x.reason });
     result.summary.delete += 1;
   }
 

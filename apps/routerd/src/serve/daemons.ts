@@ -14,6 +14,7 @@ import {
   HEALTHCHECK_DAEMON,
   type BGPPeerSpec,
   type BGPRouterSpec,
+  requestedLength,
   type ConfigView,
   type DHCPv4ClientSpec,
   type DHCPv6PrefixDelegationSpec,
@@ -130,7 +131,7 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         const args = [...commonArgs(r.metadata.name, dirs), "--interface", view.ifname(s.interface)];
         // The hint carries its length; validation made sure a prefixLength next to it agrees.
         if (s.hint) args.push("--hint", s.hint);
-        else if (s.prefixLength !== undefined) args.push("--prefix-length", String(s.prefixLength));
+        else if (requestedLength(s) !== undefined) args.push("--prefix-length", String(requestedLength(s)));
         if (s.duidType !== "ll") args.push("--duid-type", s.duidType);
         if (!s.releaseOnStop) args.push("--no-release");
         return { daemon: DHCPV6_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV6_CLIENT_DAEMON, args) };
