@@ -26,8 +26,8 @@ export { t, nearest, type Infer, type Path } from "./schema.js";
 export type { InterfaceSpec } from "./kinds/interface.js";
 export type { IPv4StaticAddressSpec } from "./kinds/ipv4-static-address.js";
 export { tableId, type IPv4RouteSpec } from "./kinds/ipv4-route.js";
-export type { NAT44RuleSpec } from "./kinds/nat44-rule.js";
-export type { PortForwardSpec } from "./kinds/port-forward.js";
+export { natAction, type NAT44RuleSpec, type Nat44Action } from "./kinds/nat44-rule.js";
+export { hairpinOf, type PortForwardSpec } from "./kinds/port-forward.js";
 export {
   hairpinInterfaces,
   hairpinMode,
@@ -43,11 +43,22 @@ export {
   type IngressServiceSpec,
 } from "./kinds/ingress-service.js";
 export type { FirewallZoneSpec } from "./kinds/firewall-zone.js";
-export type { FirewallPolicySpec } from "./kinds/firewall-policy.js";
+export { usesRoleMatrix, type FirewallPolicySpec } from "./kinds/firewall-policy.js";
 export type { FirewallRuleSpec } from "./kinds/firewall-rule.js";
 export type { IPAddressSetSpec } from "./kinds/ip-address-set.js";
-export type { EgressCandidate, EgressRoutePolicySpec } from "./kinds/egress-route-policy.js";
-export { HEALTHCHECK_DAEMON, probePort, type HealthCheckSpec } from "./kinds/health-check.js";
+export { candidateDevice, liveCandidates, type EgressCandidate, type EgressRoutePolicySpec, type NumberedCandidate } from "./kinds/egress-route-policy.js";
+export {
+  EGRESS_SLOTS,
+  allocateEgressNumbers,
+  allocationKey,
+  needsEgressNumbers,
+  withEgressNumbers,
+  type AllocationResult,
+  type EgressAllocation,
+  type EgressNumbers,
+  type TakenNumbers,
+} from "./egress-numbers.js";
+export { HEALTHCHECK_DAEMON, probePort, probeTarget, probeType, type HealthCheckSpec } from "./kinds/health-check.js";
 export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";

@@ -19,6 +19,8 @@ export interface StatusViewInput {
   phases?: ReadonlyMap<string, { phase: string }>;
   /** Fields known better elsewhere, per `Kind/name` (serve's uplink choice, its cluster lease); they win. */
   facts?: ReadonlyMap<string, Record<string, unknown>>;
+  /** Completes a resolved resource before it publishes (allocated EgressRoutePolicy numbers). */
+  prepare?: (resource: Resource) => Resource;
 }
 
 /** A resource with its `*From` values filled in, or why it has to wait (a required source has no value). */
@@ -53,7 +55,10 @@ export function makeStatusView(input: StatusViewInput): StatusView {
       const status = kindDefinition(r.kind)?.status;
       const extra = input.facts?.get(id);
       if (resolved.pending) s = { fields: {}, unknown: `${id} is pending (${resolved.pending})` };
-      else s = status ? status(resolved.resource, (configView ??= makeConfigView(input.config, runtime)), extra) : { fields: {} };
+      else {
+        const ready = input.prepare ? input.prepare(resolved.resource) : resolved.resource;
+        s = status ? status(ready, (configView ??= makeConfigView(input.config, runtime)), extra) : { fields: {} };
+      }
       if (extra) s = { ...s, fields: { ...s.fields, ...extra } };
     }
     statuses.set(id, s);

@@ -60,6 +60,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
     return out;
   },
   "nft.set": compareKeys("family", "table", "set"),
+  // `candidate` records which EgressRoutePolicy candidate the numbers belong to; the kernel does not know it.
+  "linux.ipv4.fwmarkRule": compareKeys("candidate"),
   // The running value against what was asked (or what the kernel reports for it); atLeast takes a larger one.
   "linux.sysctl": (desired, observed) => {
     const want = String(desired.expectedValue ?? desired.value);

@@ -1,6 +1,6 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
-import { kindDefinition, makeConfigView, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
+import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
 import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
@@ -24,6 +24,7 @@ import { computeDesired, recordableAttributes, type DesiredState } from "./desir
 import { hasChanges, plan, type Plan } from "./plan.js";
 import { readRuntime, readsInterfaceStatus } from "./runtime.js";
 import { statusViewFor } from "./status.js";
+import { egressAllocation } from "./egress-numbers.js";
 
 /** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
 const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
@@ -48,6 +49,8 @@ export interface EngineOptions {
    * confirm-or-rollback revert plans ahead of its deadline and waits here until the deadline.
    */
   beforeApply?: () => Promise<boolean>;
+  /** Told the desired state before anything is applied (serve configures its daemons from the active view). */
+  onDesired?: (desired: DesiredState) => void;
 }
 
 export interface PlanRun {
@@ -97,17 +100,28 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   traceStage("runtime facts read");
   // Only configs that use `when` or `*From` pay for the status view (and runs that publish it).
   const reads = opts.publish || config.resources.some((r) => r.when || r.sources);
-  const status = reads ? statusViewFor(config, runtime, statuses, { ...(opts.when ? { when: opts.when } : {}), ...(opts.selection ? { selection: opts.selection } : {}), ...(opts.facts ? { facts: opts.facts } : {}) }) : undefined;
+  const egressNumbers = needsEgressNumbers(config.resources) ? await egressAllocation(config, session.ledger, opts.host, prefetch) : undefined;
+  const status = reads
+    ? statusViewFor(config, runtime, statuses, {
+        ...(opts.when ? { when: opts.when } : {}),
+        ...(opts.selection ? { selection: opts.selection } : {}),
+        ...(opts.facts ? { facts: opts.facts } : {}),
+        ...(egressNumbers ? { egress: egressNumbers } : {}),
+      })
+    : undefined;
+  const egress = egressNumbers;
   const desired = computeDesired({
     config,
     when: status ?? new Map(),
     ...(status ? { sources: status } : {}),
+    ...(egress ? { egress } : {}),
     ...(opts.selection ? { selection: opts.selection } : {}),
     ...(opts.ingress ? { ingress: opts.ingress } : {}),
     runtime,
     stateDir: opts.host.stateDir,
   });
   traceStage("desired state computed");
+  opts.onDesired?.(desired);
   const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);
   traceStage("host observed");
   return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }), ...(status ? { status } : {}) };

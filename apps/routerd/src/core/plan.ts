@@ -1,7 +1,7 @@
 // Stage "plan": a pure function of (desired, observed, ledger, status). It decides per artifact whether to
 // create, update, leave or delete it, lists orphans and adoption candidates, and asks the GC planner what
 // may be cleaned up. Nothing here touches the host.
-import { kindDefinition, type Resource } from "@routerd/api";
+import { kindDefinition, type EgressAllocation, type Resource } from "@routerd/api";
 import { driftOf, type Difference, type Step } from "@routerd/host";
 import {
   artifactId,
@@ -61,6 +61,8 @@ export interface Plan {
   lookAlikes: GcPlan["lookAlikes"];
   unknownKinds: { kind: ArtifactKind; reason: string }[];
   gc: GcPlan;
+  /** Numbers routerd chose for EgressRoutePolicy candidates that configure none. */
+  allocations: EgressAllocation[];
   /** Host steps to reach the desired state (GC removals are in gc.actions). */
   steps: Step[];
   summary: { create: number; update: number; unchanged: number; delete: number; unknown: number; orphans: number; adoptionCandidates: number };
@@ -112,6 +114,7 @@ export function plan(input: PlanInput): Plan {
     lookAlikes: [],
     unknownKinds: [],
     gc: { actions: [], orphans: [], lookAlikes: [], skipped: [] },
+    allocations: input.desired.allocations,
     steps: [],
     summary: { create: 0, update: 0, unchanged: 0, delete: 0, unknown: 0, orphans: 0, adoptionCandidates: 0 },
   };

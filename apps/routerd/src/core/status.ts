@@ -1,7 +1,7 @@
 // The status view of a run: what every resource publishes (its provides fields) and what `*From` and
 // `when` read. Built from the config, the daemons' and the host's facts, the last reconcile's phases and
 // what routerd serve knows better (health states, the uplink it chose).
-import { makeStatusView, type RouterConfig, type RuntimeView, type StatusView, type WhenState } from "@routerd/api";
+import { makeStatusView, withEgressNumbers, type AllocationResult, type EgressRoutePolicySpec, type Resource, type RouterConfig, type RuntimeView, type StatusView, type WhenState } from "@routerd/api";
 import type { EgressSelection } from "@routerd/render";
 import { parseOwnerKey, type ObjectStatus, type OwnerKey } from "@routerd/resource";
 
@@ -12,6 +12,8 @@ export interface StatusInputs {
   selection?: EgressSelection;
   /** More fields per `Kind/name` (serve's transition times, its cluster lease). */
   facts?: ReadonlyMap<string, Record<string, unknown>>;
+  /** Allocated EgressRoutePolicy numbers, so the published candidates show them. */
+  egress?: AllocationResult;
 }
 
 /** The lifecycle phase each resource had after the last reconcile, keyed `Kind/name`. */
@@ -34,7 +36,9 @@ export function statusViewFor(config: RouterConfig, runtime: RuntimeView, status
     }
     facts = merged;
   }
-  return makeStatusView({ config, runtime, stored: storedPhases(statuses), ...(inputs.when ? { phases: inputs.when } : {}), ...(facts ? { facts } : {}) });
+  const egress = inputs.egress;
+  const prepare = egress ? (r: Resource) => (r.kind === "EgressRoutePolicy" ? withEgressNumbers(r as Resource<EgressRoutePolicySpec>, egress.numbers) : r) : undefined;
+  return makeStatusView({ config, runtime, stored: storedPhases(statuses), ...(inputs.when ? { phases: inputs.when } : {}), ...(facts ? { facts } : {}), ...(prepare ? { prepare } : {}) });
 }
 
 /** A resource's published status as a plain JSON object: `phase` and its provided fields that have a value. */

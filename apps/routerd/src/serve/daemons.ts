@@ -12,6 +12,8 @@ import {
   durationMs,
   fwmarkValue,
   HEALTHCHECK_DAEMON,
+  probeTarget,
+  probeType,
   type BGPPeerSpec,
   type BGPRouterSpec,
   requestedLength,
@@ -55,15 +57,17 @@ export interface DaemonKind {
   specs(view: ConfigView, dirs: DaemonDirs): DaemonSpec[];
 }
 
-/** The HealthCheck resources' probes, then one per IngressService backend. */
+/** The probes of the enabled HealthChecks whose target is known (a lease-derived one may not be yet), then one per IngressService backend. */
 export function healthcheckConfig(view: ConfigView): { probes: Record<string, unknown>[] } {
   return {
-    probes: [...view.all<HealthCheckSpec>("HealthCheck").map((r) => {
+    probes: [...view.all<HealthCheckSpec>("HealthCheck").flatMap((r) => {
       const s = r.spec;
+      const target = probeTarget(s, view);
+      if (!s.enabled || target === undefined) return [];
       return {
         name: r.metadata.name,
-        type: s.type,
-        target: s.target,
+        type: probeType(s),
+        target,
         ...(s.port !== undefined ? { port: s.port } : {}),
         ...(s.path !== undefined ? { path: s.path } : {}),
         ...(s.expectStatus !== undefined ? { expectStatus: s.expectStatus } : {}),

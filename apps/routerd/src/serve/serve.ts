@@ -3,7 +3,7 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type HealthCheckSpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
@@ -15,6 +15,7 @@ import { planOnly, reconcileOnce } from "../core/engine.js";
 import { selectIngress } from "../core/ingress.js";
 import { readRuntime, readsInterfaceStatus } from "../core/runtime.js";
 import { publishedStatus } from "../core/status.js";
+import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
@@ -184,23 +185,28 @@ export class Server {
     const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : {})]);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
-    const daemonView = this.withResolved(config);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
+    // Daemons are configured from the active resources with their values filled in (a probe's lease-derived
+    // target, say); until this run computed them, from the config with the last run's values.
+    let active: ConfigView = this.withResolved(config);
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = daemonSpecs(daemonView, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = daemonSpecs(active, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.egressFacts() });
+    const onDesired = (d: DesiredState) => {
+      if (d.activeView) active = d.activeView;
+    };
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.egressFacts(), onDesired });
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(active, dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
@@ -238,9 +244,10 @@ export class Server {
   private selectUplinks(policies: { metadata: { name: string }; spec: EgressRoutePolicySpec }[], health: Map<string, HealthState>, ctx: DaemonContext): Map<string, string> {
     const now = Date.now();
     const selection = new Map<string, string>();
+    const disabled = new Set(this.config ? makeConfigView(this.config).all<HealthCheckSpec>("HealthCheck").filter((h) => !h.spec.enabled).map((h) => h.metadata.name) : []);
     for (const p of policies) {
       const prev = this.decisions.get(p.metadata.name);
-      const next = selectEgress(p.spec, health, prev, now);
+      const next = selectEgress(p.spec, health, prev, now, disabled);
       if (prev && prev.active !== next.active) {
         ctx.events.emit({ topic: "egress.switched", resource: `EgressRoutePolicy/${p.metadata.name}`, message: `${prev.active} → ${next.active}`, attributes: { from: prev.active, to: next.active } });
       }
