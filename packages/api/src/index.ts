@@ -14,6 +14,8 @@ export { PHASE_FIELD, phaseMatches, providedFields, providedType, type ProvidedT
 export { fromSource, fromSources, VALUE_FORMATS, type SourceUse, type StatusSource, type ValueFormatName } from "./status-source.js";
 export { makeStatusView, type Resolution, type StatusView, type StatusViewInput } from "./status-view.js";
 export { INTERFACE_KINDS } from "./interface-kinds.js";
+export { artifactIfname, protectedIfnames } from "./protected.js";
+export type { ReconcileSpec, ResourceMetadata } from "./router-spec.js";
 export { KINDS, kindDefinition } from "./kinds/index.js";
 export { loadConfig, formatPath, ROUTER_API_VERSION, type ConfigIssue, type LoadResult } from "./load.js";
 export { makeConfigView } from "./config-view.js";

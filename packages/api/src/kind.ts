@@ -2,6 +2,7 @@
 // the artifact intents it emits. One module per kind under kinds/.
 import type { ArtifactIntent, LifecycleContract, OwnerKey, ResourceClass } from "@routerd/resource";
 import type { Provides } from "./provides.js";
+import type { ReconcileSpec, ResourceMetadata } from "./router-spec.js";
 import type { Path, Schema } from "./schema.js";
 import type { RuntimeView } from "./runtime.js";
 import type { SourceUse } from "./status-source.js";
@@ -24,7 +25,7 @@ export interface SourcePosition {
 export interface Resource<S = unknown> {
   apiVersion: ApiVersion;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: ResourceMetadata;
   spec: S;
   when?: WhenPredicate;
   owner: OwnerKey;
@@ -41,6 +42,8 @@ export interface RouterConfig {
   file: string;
   name: string;
   resources: Resource[];
+  /** spec.reconcile: strict or progressive, and what routerd never touches. */
+  reconcile?: ReconcileSpec;
 }
 
 /** Read access to the whole config, for references between resources. */

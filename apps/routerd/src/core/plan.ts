@@ -21,6 +21,7 @@ import {
 } from "@routerd/resource";
 import type { DesiredState } from "./desired.js";
 import { exclusiveRemovals } from "./exclusive.js";
+import { enforceReconcileSpec } from "./reconcile-spec.js";
 
 export type Change = "create" | "update" | "unchanged" | "delete" | "unknown";
 
@@ -209,6 +210,8 @@ export function plan(input: PlanInput): Plan {
     byOwner.get(x.owner)?.artifacts.push({ kind: x.kind, name: x.name, owner: x.owner, action: "delete", change: "delete", reason: x.reason });
     result.summary.delete += 1;
   }
+
+  enforceReconcileSpec(result, view.config, input.ledger);
 
   for (const [kind, inv] of input.inventory) if (inv.status === "unknown") result.unknownKinds.push({ kind, reason: inv.reason });
   result.summary.orphans = result.orphans.length;

@@ -123,7 +123,10 @@ export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[
 
   // Services without a healthy backend are answered before any zone rule could accept their port.
   const unserved = ingressFilterRules(view, ingress);
+  // Protected zones (spec.reconcile.protectedZones) are never filtered: a config mistake cannot lock them out.
+  const lifeline = (view.config.reconcile?.protectedZones ?? []).flatMap((z) => (zoneIfnames.get(z)?.length ? [`# FirewallZone/${z}: protected`, `${ifnameMatch("iifname", zoneIfnames.get(z)!)} accept`] : []));
   const input: string[] = [
+    ...lifeline,
     "ct state established,related accept",
     "ct state invalid drop",
     ...unserved,
@@ -137,6 +140,7 @@ export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[
   ];
   const forwarded = view.all<PortForwardSpec>("PortForward").length + view.all("IngressService").length > 0;
   const forward: string[] = [
+    ...lifeline,
     "ct state established,related accept",
     "ct state invalid drop",
     ...unserved,
