@@ -52,6 +52,12 @@ export const statusCommand: Command = {
     "`xxxFrom: {resource: Kind/name, field}` and `when.state` read): a DHCPv4Client's currentAddress, gateway and\n" +
     "dnsServers, an Interface's addresses. --json prints {resources: [{id, kind, name, phase, reason, message, status}]};\n" +
     "`status` is the same object routerd serve publishes as each resource's details (routerctl status --json).",
+  exitCodes: { 0: "success", 1: "invalid config or an error reading state" },
+  examples: [
+    { command: "routerd status --config /etc/routerd/router.yaml", description: "every resource's phase and the values it publishes" },
+    { command: "routerd status --config router.yaml --json | jq '.resources[] | select(.id == \"DHCPv4Client/wan\").status'", description: "the WAN lease as *From fields read it (currentAddress, gateway, dnsServers, ...)" },
+  ],
+  seeAlso: ["routerd plan", "routerctl status"],
   options: { ...CONFIG_OPTION, json: { type: "boolean", description: "machine-readable report" }, ...COMMON_OPTIONS },
   async run(v, io) {
     const config = loadConfigOrExit(v, io, "read");

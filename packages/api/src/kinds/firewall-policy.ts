@@ -14,10 +14,11 @@ export const firewallPolicySpec = t.object({
 /**
  * Without explicit defaults the zones' roles decide, as in the original (after the rules, first match wins):
  * mgmt reaches everything, trust reaches the router and untrust (and other trust zones with sameRoleAccept),
- * untrust reaches nothing; the rest is dropped.
+ * untrust reaches nothing; the rest is dropped. A config with neither a FirewallPolicy nor zones has no
+ * roles to go by: its table (for a PortForward or IngressService, say) filters nothing, as before.
  */
-export function usesRoleMatrix(spec: FirewallPolicySpec | undefined): boolean {
-  return !spec || (spec.defaultInput === undefined && spec.defaultForward === undefined);
+export function usesRoleMatrix(spec: FirewallPolicySpec | undefined, hasZones: boolean): boolean {
+  return spec ? spec.defaultInput === undefined && spec.defaultForward === undefined : hasZones;
 }
 
 export type FirewallPolicySpec = Infer<typeof firewallPolicySpec>;

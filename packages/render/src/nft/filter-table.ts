@@ -81,10 +81,12 @@ function ruleLines(r: Resource<FirewallRuleSpec>): string[] {
 
 export function renderFilterTable(view: ConfigView, holes: readonly ServiceHole[] = [], ingress: IngressSelection = new Map()): { content: string; digest: string } {
   const policySpec = view.all<FirewallPolicySpec>("FirewallPolicy")[0]?.spec;
-  const roles = usesRoleMatrix(policySpec);
+  const roles = usesRoleMatrix(policySpec, view.all("FirewallZone").length > 0);
+  // Without a FirewallPolicy (and no roles) nothing is filtered; with one, an unset default is drop.
+  const unset = policySpec ? ("drop" as const) : ("accept" as const);
   const policy = {
-    defaultInput: roles ? ("drop" as const) : (policySpec?.defaultInput ?? "drop"),
-    defaultForward: roles ? ("drop" as const) : (policySpec?.defaultForward ?? "drop"),
+    defaultInput: roles ? ("drop" as const) : (policySpec?.defaultInput ?? unset),
+    defaultForward: roles ? ("drop" as const) : (policySpec?.defaultForward ?? unset),
     logDeny: policySpec?.logDeny ?? false,
   };
   const zones = view.all<FirewallZoneSpec>("FirewallZone");
