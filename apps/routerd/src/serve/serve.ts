@@ -3,7 +3,7 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type HealthCheckSpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type HealthCheckSpec, type IngressServiceSpec, type LinkFacts, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
@@ -12,8 +12,8 @@ import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
 import { planOnly, reconcileOnce } from "../core/engine.js";
-import { selectIngress } from "../core/ingress.js";
-import { readRuntime, readsInterfaceStatus } from "../core/runtime.js";
+import { ingressFacts, selectIngress } from "../core/ingress.js";
+import { readLinks, readRuntime, readsInterfaceStatus } from "../core/runtime.js";
 import { publishedStatus } from "../core/status.js";
 import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
@@ -43,6 +43,8 @@ export class Server {
   private readonly ingressActive = new Map<string, string>();
   /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
   private resolved = new Map<string, Resource>();
+  /** The host's links, read after the last run: the Interface status serve publishes. */
+  private links?: ReadonlyMap<string, LinkFacts>;
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -182,7 +184,7 @@ export class Server {
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
-    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : {})]);
+    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {})]);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
@@ -201,7 +203,9 @@ export class Server {
     const onDesired = (d: DesiredState) => {
       if (d.activeView) active = d.activeView;
     };
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.egressFacts(), onDesired });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired });
+    // Interface status for the next run, read off the critical path (a failover does not wait for it).
+    if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host).then((l) => (this.links = l));
     this.resolved = new Map(result.desired.view.active.filter((r) => r.sources).map((r) => [r.owner, r]));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
@@ -232,6 +236,11 @@ export class Server {
         attributes: { failed: String(result.results.filter((r) => !r.ok).length) },
       });
     }
+  }
+
+  /** Status fields only serve knows: its uplink choices' transition times, its IngressService backends' health. */
+  private facts(config: RouterConfig, health: Map<string, HealthState>, ingress: IngressSelection): Map<string, Record<string, unknown>> {
+    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date())]);
   }
 
   /** When each policy last moved to its current candidate (its status's lastTransitionAt). */
