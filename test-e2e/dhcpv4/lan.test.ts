@@ -2,13 +2,13 @@
 // (checked with `dnsmasq --test`), runs it with port=0, and derives the firewall hole DHCP needs (the
 // input policy here is drop). A "lan" namespace runs busybox udhcpc against it. A changed pool or
 // reservation restarts dnsmasq with the new config; an option dnsmasq rejects leaves the old one running.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectDaemon, daemonSocketPath } from "@routerd/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res, type ResourceDoc } from "../lib/config.js";
 import { Lab, ifname, nsExec, sh } from "../dhcpv4-client/netns.js";
-import { Router, ensureBuilt, until } from "./router.js";
+import { Router, ensureBuilt, udhcpc, until } from "./router.js";
 
 const lab = new Lab("d4lan");
 let router: Router;
@@ -43,17 +43,9 @@ const conf = () => (existsSync(confPath()) ? readFileSync(confPath(), "utf8") : 
 const script = () => lab.path("udhcpc.sh");
 
 /** One DHCP exchange with busybox udhcpc; the script records what a stock client would configure. */
-function udhcpc(mac: string): Record<string, string> {
+function lanClient(mac: string): Record<string, string> {
   nsExec(lanNs, ["ip", "link", "set", CLIENT_IF, "address", mac]);
-  const out = lab.path("udhcpc.env");
-  rmSync(out, { force: true });
-  nsExec(lanNs, ["busybox", "udhcpc", "-f", "-q", "-n", "-t", "6", "-T", "2", "-A", "1", "-i", CLIENT_IF, "-s", script()]);
-  return Object.fromEntries(
-    readFileSync(out, "utf8")
-      .split("\n")
-      .filter((l) => l.includes("="))
-      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-  );
+  return udhcpc(lanNs, CLIENT_IF, script(), lab.path("udhcpc.env"));
 }
 
 async function coreResource(name: string) {
@@ -90,13 +82,13 @@ describe("LAN DHCP through routerd's managed dnsmasq", () => {
     expect(conf()).toContain(`dhcp-host=${RESERVED_MAC},192.168.50.20,printer`);
     // DNS is not this dnsmasq's job: nothing listens on port 53.
     expect(nsExec(router.ns, ["ss", "-Hlnu", "sport = :53"]).trim()).toBe("");
-    const got = await until("a lease", () => udhcpc(RESERVED_MAC), 20_000, 1000);
+    const got = await until("a lease", () => lanClient(RESERVED_MAC), 20_000, 1000);
     expect(got).toMatchObject({ ip: "192.168.50.20", subnet: "255.255.255.0", router: "192.168.50.1", domain: "lan.test" });
     expect(got.dns?.trim().split(/\s+/)).toEqual(["192.168.50.1", "192.168.50.2"]);
   });
 
   it("gives a client without a reservation an address from the pool", { timeout: 30_000 }, async () => {
-    const got = udhcpc(OTHER_MAC);
+    const got = lanClient(OTHER_MAC);
     const last = Number(got.ip?.split(".")[3]);
     expect(got.ip).toMatch(/^192\.168\.50\./);
     expect(last >= 100 && last <= 150).toBe(true);
@@ -113,11 +105,11 @@ describe("LAN DHCP through routerd's managed dnsmasq", () => {
       return p !== undefined && p !== before;
     }, 15_000);
     const got = await until("the new reservation served", () => {
-      const r = udhcpc(RESERVED_MAC);
+      const r = lanClient(RESERVED_MAC);
       return r.ip === "192.168.50.21" ? r : undefined;
     }, 20_000, 500);
     expect(got.router).toBe("192.168.50.1");
-    const pool = Number(udhcpc(OTHER_MAC).ip?.split(".")[3]);
+    const pool = Number(lanClient(OTHER_MAC).ip?.split(".")[3]);
     expect(pool >= 160 && pool <= 170).toBe(true);
   });
 
@@ -133,6 +125,6 @@ describe("LAN DHCP through routerd's managed dnsmasq", () => {
     expect(failed.message).toContain("dnsmasq --test rejected the new config");
     expect(conf()).toBe(before);
     expect(router.pid("main", "dnsmasq")).toBe(pid);
-    expect(udhcpc(RESERVED_MAC).ip).toBe("192.168.50.21");
+    expect(lanClient(RESERVED_MAC).ip).toBe("192.168.50.21");
   });
 });

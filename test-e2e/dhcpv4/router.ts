@@ -4,7 +4,7 @@
 // leaves them running when serve stops) by their pid files, then anything else still running from the
 // Lab's directory, then the Lab itself.
 import { execFileSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectDaemon, daemonSocketPath, type DaemonConnection, type Event, type ResourceState } from "@routerd/rpc";
 import { routerYaml, type ResourceDoc } from "../lib/config.js";
@@ -135,6 +135,17 @@ export class Router {
     }
   }
 
+  /** What routerd serve publishes for a resource (`Kind/name`): its details in routerctl status --json. */
+  async published(id: string): Promise<Record<string, unknown> | undefined> {
+    const conn = await connectDaemon(daemonSocketPath(this.runDir, "routerd", "core"), { connectTimeoutMs: 5000, callTimeoutMs: 5000 });
+    try {
+      const r = (await conn.getStatus()).resources.find((x) => x.name === id);
+      return r?.detailsJson ? (JSON.parse(r.detailsJson) as Record<string, unknown>) : undefined;
+    } finally {
+      conn.close();
+    }
+  }
+
   async resource(instance: string): Promise<ResourceState | undefined> {
     const conn = await connectDaemon(this.socket(instance), { connectTimeoutMs: 500, callTimeoutMs: 1500 });
     try {
@@ -190,6 +201,21 @@ function kill(pid: number, signal: NodeJS.Signals): void {
   } catch {
     /* already gone */
   }
+}
+
+/**
+ * One DHCP exchange with busybox udhcpc on `iface` in `ns`: what a stock client would configure (its
+ * `script` writes the environment of the "bound" call to `out`).
+ */
+export function udhcpc(ns: string, iface: string, script: string, out: string): Record<string, string> {
+  rmSync(out, { force: true });
+  nsExec(ns, ["busybox", "udhcpc", "-f", "-q", "-n", "-t", "6", "-T", "2", "-A", "1", "-i", iface, "-s", script]);
+  return Object.fromEntries(
+    readFileSync(out, "utf8")
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 }
 
 /** Lease events of one daemon instance, collected from its socket (reconnecting across restarts). */

@@ -68,6 +68,17 @@ const natTable = () => router.exec("nft", ["list", "table", "ip", "routerd_nat"]
 const inNat = (name: Backend) => natTable().includes(`${BACKENDS[name]} . 8000`) || natTable().includes(`${BACKENDS[name]}:8000`);
 const probes = () => (routerctl(router, ["health"], serve.runDir).json as { name: string; phase: string }[] | undefined) ?? [];
 
+interface IngressStatus {
+  healthyBackends: number;
+  activeBackends: { name: string }[];
+  backends: { name: string; healthy: boolean; state: string }[];
+}
+/** IngressService/web's published status, as `routerctl status --json` shows it. */
+const ingressStatus = () => {
+  const st = routerctl(router, ["status"], serve.runDir).json as { resources?: { name: string; details?: IngressStatus }[] } | undefined;
+  return st?.resources?.find((r) => r.name === "IngressService/web")?.details;
+};
+
 async function allHealthy(): Promise<void> {
   await until("every backend probe Healthy", () => probes().filter((p) => p.name.startsWith("ingress.web.") && p.phase === "Healthy").length === 3, 60_000, 200);
   await until("every backend in the nat table", () => (Object.keys(BACKENDS) as Backend[]).every(inNat), 40_000, 100);
@@ -126,6 +137,14 @@ describe("IngressService on a real kernel", () => {
       const probe = probes().find((p) => p.name === `ingress.web.${victim}`) as { details?: { since?: string } } | undefined;
       const unhealthyAfter = Date.parse(probe?.details?.since ?? "") - killedAt;
       expect(elapsed, `probe Unhealthy after ${unhealthyAfter} ms, table changed after ${elapsed} ms`).toBeLessThanOrEqual(INTERVAL_MS * UNHEALTHY_THRESHOLD + 1000);
+
+      // serve publishes the backends' health as IngressService/web's status fields (its details).
+      const web = await until("IngressService/web publishes the dead backend", () => {
+        const r = ingressStatus();
+        return r?.healthyBackends === 2 ? r : undefined;
+      }, 10_000, 100);
+      expect(web.backends.find((b) => b.name === victim)).toMatchObject({ healthy: false, state: "Unhealthy" });
+      expect(web.activeBackends.map((b) => b.name)).not.toContain(victim);
 
       const after = connectMany(30);
       expect(after.filter((n) => n === victim || !n.startsWith("web"))).toEqual([]);

@@ -8,7 +8,7 @@ import { res, routerYaml } from "../lib/config.js";
 import { Netns, REPO, ROUTERD, pathWithout, snapshot, tempDir } from "../lib/netns.js";
 
 const UPDATE = process.env.ROUTERD_UPDATE_GOLDEN === "1";
-const EXAMPLES = ["examples/nat-gateway.yaml", "examples/two-uplink-policy.yaml", "examples/zone-firewall.yaml", "packages/api/src/testdata/all-kinds.yaml"];
+const EXAMPLES = ["examples/nat-gateway.yaml", "examples/original-config.yaml", "examples/two-uplink-policy.yaml", "examples/zone-firewall.yaml", "packages/api/src/testdata/all-kinds.yaml"];
 let ns: Netns;
 const tmp = tempDir("routerd-check-");
 const stateDir = join(tmp.dir, "state");

@@ -35,6 +35,7 @@ describe("the DelegatedPrefix details routerd core reads", () => {
       expiresAt: new Date(T0 + 60_000).toISOString(),
       dnsServers: ["2001:db8::53"],
       domainSearch: ["example.net"],
+      sntpServers: [],
       prefixes: ["2001:db8:1000::/56"],
     });
   });

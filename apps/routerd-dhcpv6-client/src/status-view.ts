@@ -73,7 +73,7 @@ export function informationJson(info: Information | undefined): Record<string, u
   return {
     dnsServers: info?.dnsServers ?? [],
     domainSearch: info?.domainSearch ?? [],
-    ...(info?.sntpServers.length ? { sntpServers: info.sntpServers } : {}),
+    sntpServers: info?.sntpServers ?? [],
     ...(info?.aftrName ? { aftrName: info.aftrName } : {}),
   };
 }

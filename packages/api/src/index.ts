@@ -14,6 +14,8 @@ export { PHASE_FIELD, phaseMatches, providedFields, providedType, type ProvidedT
 export { fromSource, fromSources, VALUE_FORMATS, type SourceUse, type StatusSource, type ValueFormatName } from "./status-source.js";
 export { makeStatusView, type Resolution, type StatusView, type StatusViewInput } from "./status-view.js";
 export { INTERFACE_KINDS } from "./interface-kinds.js";
+export { artifactIfname, protectedIfnames } from "./protected.js";
+export type { ReconcileSpec, ResourceMetadata } from "./router-spec.js";
 export { KINDS, kindDefinition } from "./kinds/index.js";
 export { loadConfig, formatPath, ROUTER_API_VERSION, type ConfigIssue, type LoadResult } from "./load.js";
 export { makeConfigView } from "./config-view.js";
@@ -26,8 +28,8 @@ export { t, nearest, type Infer, type Path } from "./schema.js";
 export type { InterfaceSpec } from "./kinds/interface.js";
 export type { IPv4StaticAddressSpec } from "./kinds/ipv4-static-address.js";
 export { tableId, type IPv4RouteSpec } from "./kinds/ipv4-route.js";
-export type { NAT44RuleSpec } from "./kinds/nat44-rule.js";
-export type { PortForwardSpec } from "./kinds/port-forward.js";
+export { natAction, type NAT44RuleSpec, type Nat44Action } from "./kinds/nat44-rule.js";
+export { hairpinOf, type PortForwardSpec } from "./kinds/port-forward.js";
 export {
   hairpinInterfaces,
   hairpinMode,
@@ -43,11 +45,22 @@ export {
   type IngressServiceSpec,
 } from "./kinds/ingress-service.js";
 export type { FirewallZoneSpec } from "./kinds/firewall-zone.js";
-export type { FirewallPolicySpec } from "./kinds/firewall-policy.js";
+export { usesRoleMatrix, type FirewallPolicySpec } from "./kinds/firewall-policy.js";
 export type { FirewallRuleSpec } from "./kinds/firewall-rule.js";
 export type { IPAddressSetSpec } from "./kinds/ip-address-set.js";
-export type { EgressCandidate, EgressRoutePolicySpec } from "./kinds/egress-route-policy.js";
-export { HEALTHCHECK_DAEMON, probePort, type HealthCheckSpec } from "./kinds/health-check.js";
+export { candidateDevice, liveCandidates, type EgressCandidate, type EgressRoutePolicySpec, type NumberedCandidate } from "./kinds/egress-route-policy.js";
+export {
+  EGRESS_SLOTS,
+  allocateEgressNumbers,
+  allocationKey,
+  needsEgressNumbers,
+  withEgressNumbers,
+  type AllocationResult,
+  type EgressAllocation,
+  type EgressNumbers,
+  type TakenNumbers,
+} from "./egress-numbers.js";
+export { HEALTHCHECK_DAEMON, probePort, probeTarget, probeType, type HealthCheckSpec } from "./kinds/health-check.js";
 export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";
@@ -60,8 +73,9 @@ export type { VXLANTunnelSpec } from "./kinds/vxlan-tunnel.js";
 export { PPPOE_CLIENT_DAEMON, PPPOE_ROUTE_METRIC, lcpEcho, pppoeClientConfig, sessionFact, type PPPoESessionSpec } from "./kinds/pppoe-session.js";
 export { DNSMASQ, dnsmasqIntents, staticAddressOf } from "./lan-services.js";
 export { DHCPV4_CLIENT_DAEMON, RESOLV_CONF, dhcpClientOn, leaseRoutes, type DHCPv4ClientSpec } from "./kinds/dhcpv4-client.js";
-export type { DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";
-export type { DHCPv4ReservationSpec } from "./kinds/dhcpv4-reservation.js";
+export { dnsOption, poolOf, routerOption, type DHCPv4ServerSpec } from "./kinds/dhcpv4-server.js";
+export { reservationServer, type DHCPv4ReservationSpec } from "./kinds/dhcpv4-reservation.js";
+export { dnsmasqOption, type DhcpOption } from "./kinds/dhcp-options.js";
 export {
   DELEGATED_UNREACHABLE_METRIC,
   DHCPV6_CLIENT_DAEMON,
@@ -71,8 +85,8 @@ export {
 } from "./kinds/dhcpv6-prefix-delegation.js";
 export { INFINITE_LIFETIME, delegatedLanAddress, type DelegatedLanAddress, type IPv6DelegatedAddressSpec } from "./kinds/ipv6-delegated-address.js";
 export { ipv6LanServices, type IPv6RouterAdvertisementSpec, type Ipv6LanMode, type Ipv6LanServices } from "./kinds/ipv6-router-advertisement.js";
-export type { DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
-export { delegatedInformation, informationSource, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
+export { dhcpv6DnsServers, poolLeaseTime, type DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
+export { delegatedInformation, informationSource, onWan, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
 export { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, type DerivedAddress, type Ipv6Prefix } from "./kinds/ipv6-prefix.js";
 export {
   BGP_DAEMON,

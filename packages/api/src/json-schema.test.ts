@@ -126,7 +126,7 @@ describe("router JSON Schema", () => {
     ["a bad enum value", one("NAT44Rule", "net.routerd.net/v1alpha1", "{ egressInterface: x, type: dnat }")],
     ["an out-of-range integer", one("Interface", "net.routerd.net/v1alpha1", "{ mtu: 70000 }")],
     ["a bad resource name", one("Interface", "net.routerd.net/v1alpha1", "{}").replace("name: x", "name: X_1")],
-    ["when on a kind without when", one("Interface", "net.routerd.net/v1alpha1", "{ when: { resource: Interface/x } }")],
+    ["when on a kind without when", one("FirewallPolicy", "firewall.routerd.net/v1alpha1", "{ when: { resource: Interface/x } }")],
     ["a malformed when", one("IPv4Route", "net.routerd.net/v1alpha1", "{ destination: default, gateway: 192.0.2.1, when: { resource: x } }")],
     ["a wrong Router apiVersion", HEAD.replace("routerd.net/v1alpha1", "routerd.net/v1") + "    []\n"],
   ])("rejects %s, as the loader does", (_label, text) => {

@@ -1,5 +1,6 @@
 // JSON Schema of the whole config, for yaml-language-server and other editors.
-import { NAME_PATTERN, type JsonSchema } from "./schema.js";
+import { metadataSchema, reconcileSchema } from "./router-spec.js";
+import type { JsonSchema } from "./schema.js";
 import { KINDS } from "./kinds/index.js";
 import { ROUTER_API_VERSION } from "./load.js";
 import { whenSchema } from "./when.js";
@@ -7,12 +8,7 @@ import { whenSchema } from "./when.js";
 export const SCHEMA_ID = "https://routerd.net/schemas/v1alpha1/router.json";
 
 export function routerJsonSchema(): JsonSchema {
-  const metadata: JsonSchema = {
-    type: "object",
-    properties: { name: { type: "string", pattern: NAME_PATTERN.source }, labels: { type: "object", additionalProperties: { type: "string" } } },
-    required: ["name"],
-    additionalProperties: false,
-  };
+  const metadata = metadataSchema.jsonSchema();
   const resources = KINDS.map((k) => {
     const spec = k.spec.jsonSchema() as { properties?: Record<string, JsonSchema> };
     const withWhen = k.supportsWhen ? { ...spec, properties: { ...spec.properties, when: { $ref: "#/$defs/when" } } } : spec;
@@ -36,7 +32,7 @@ export function routerJsonSchema(): JsonSchema {
       metadata,
       spec: {
         type: "object",
-        properties: { resources: { type: "array", items: { oneOf: resources } } },
+        properties: { resources: { type: "array", items: { oneOf: resources } }, reconcile: reconcileSchema.jsonSchema(), apply: { ...reconcileSchema.jsonSchema(), description: "the original API's name for reconcile" } },
         required: ["resources"],
         additionalProperties: false,
       },

@@ -2,6 +2,7 @@
 // the artifact intents it emits. One module per kind under kinds/.
 import type { ArtifactIntent, LifecycleContract, OwnerKey, ResourceClass } from "@routerd/resource";
 import type { Provides } from "./provides.js";
+import type { ReconcileSpec, ResourceMetadata } from "./router-spec.js";
 import type { Path, Schema } from "./schema.js";
 import type { RuntimeView } from "./runtime.js";
 import type { SourceUse } from "./status-source.js";
@@ -25,7 +26,7 @@ export interface SourcePosition {
 export interface Resource<S = unknown> {
   apiVersion: ApiVersion;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: ResourceMetadata;
   spec: S;
   when?: WhenPredicate;
   owner: OwnerKey;
@@ -42,6 +43,8 @@ export interface RouterConfig {
   file: string;
   name: string;
   resources: Resource[];
+  /** spec.reconcile: strict or progressive, and what routerd never touches. */
+  reconcile?: ReconcileSpec;
 }
 
 /** Read access to the whole config, for references between resources. */
@@ -75,8 +78,11 @@ export interface KindDefinition<S = unknown> {
    * "provides" table); `phase` is implied. Every kind has one, even if empty.
    */
   provides: Provides;
-  /** What it publishes now under those names (omitted or empty values: not set). Pure: config and runtime facts in. */
-  status?(resource: Resource<S>, ctx: ConfigView): PublishedStatus;
+  /**
+   * What it publishes now under those names (omitted or empty values: not set). Pure: config and runtime
+   * facts in; `facts` are fields routerd serve knows better (they override the result anyway).
+   */
+  status?(resource: Resource<S>, ctx: ConfigView, facts?: Readonly<Record<string, unknown>>): PublishedStatus;
   /** The kind is a network interface: fields naming an interface accept it, and this is its Linux name. */
   ifname?(resource: Resource<S>, view: ConfigView): string;
   /** Semantic checks beyond the schema (cross-field and cross-resource). Paths are relative to `spec`. */

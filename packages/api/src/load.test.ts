@@ -188,10 +188,10 @@ describe("loadConfig: a valid config", () => {
   it.each<[string, Record<string, unknown>]>([
     ["wan", { ifname: "wan0", managed: true, adminUp: true }],
     ["default", { destination: "0.0.0.0/0", gateway: "192.0.2.1", metric: 0, table: "main", type: "unicast" }],
-    ["nat", { type: "masquerade", egressInterface: "wan", sourceRanges: [], excludeDestinationCIDRs: [] }],
-    ["probe", { type: "icmp", target: "192.0.2.1", interval: "5s", timeout: "1s", healthyThreshold: 2, unhealthyThreshold: 3 }],
+    ["nat", { egressInterface: "wan", sourceRanges: [], destinationCIDRs: [], destinationSetRefs: [], excludeDestinationCIDRs: [], excludeDestinationSetRefs: [] }],
+    ["probe", { type: "icmp", target: "192.0.2.1", enabled: true, interval: "5s", timeout: "1s", healthyThreshold: 2, unhealthyThreshold: 3 }],
     ["web", { listen: { interface: "wan", protocol: "tcp", port: 80 }, target: { address: "192.168.1.10" }, sourceCIDRs: [], hairpin: { enabled: false } }],
-    ["fwd", { key: "net.ipv4.ip_forward", value: "1", persistent: false }],
+    ["fwd", { key: "net.ipv4.ip_forward", value: "1", runtime: true, persistent: false, optional: false, compare: "exact" }],
   ])("fills defaults and normalises values (%s)", (name, expected) => {
     expect(spec(name)).toEqual(expected);
   });

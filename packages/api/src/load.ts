@@ -13,9 +13,14 @@ import { makeConfigView } from "./config-view.js";
 import { API_GROUPS, type ApiVersion, type CheckContext, type Resource, type RouterConfig } from "./kind.js";
 import { KINDS, kindDefinition } from "./kinds/index.js";
 import { NAME_PATTERN, kindPhrase, nearest, t, type Issue, type ParseContext, type Path } from "./schema.js";
+import { metadataSchema, reconcileSchema, type ReconcileSpec } from "./router-spec.js";
 import { checkSources } from "./source-checks.js";
+import { artifactIfname, protectedIfnames } from "./protected.js";
 import type { SourceUse } from "./status-source.js";
 import { whenReferences, whenSchema, type WhenPredicate } from "./when.js";
+
+/** Kinds whose daemons put addresses or routes on their interface once they learn them. */
+const CHANGES_ITS_INTERFACE = new Set(["DHCPv4Client", "IPv6DelegatedAddress"]);
 
 export const ROUTER_API_VERSION = "routerd.net/v1alpha1";
 
@@ -41,10 +46,6 @@ export function formatPath(path: Path): string {
   return path.reduce<string>((acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
 }
 
-const metadataSchema = t.object({
-  name: t.string({ pattern: NAME_PATTERN, patternHint: "a lowercase name (a-z, 0-9, '-'; at most 63 characters)" }),
-  labels: t.optional(t.map(t.string({ minLength: 1 }), t.string())),
-});
 
 type Locate = (path: Path, atKey?: boolean) => { line: number; col: number };
 
@@ -201,7 +202,16 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
     }
   }
 
-  const config: RouterConfig = { file, name: top.name!, resources };
+  // Owners named in metadata.ownerRefs must exist.
+  for (const r of resources) {
+    r.metadata.ownerRefs?.forEach((o, i) => {
+      if (names.get(o.kind)?.has(o.name)) return;
+      broken.add(r.index);
+      report("error", ["spec", "resources", r.index, "metadata", "ownerRefs", i], `${o.kind}/${o.name} is not defined`, { resource: `${r.kind}/${r.metadata.name}`, fieldBase: 3 });
+    });
+  }
+  const config: RouterConfig = { file, name: top.name!, resources, ...(top.reconcile ? { reconcile: top.reconcile } : {}) };
+  if (top.reconcile) checkReconcile(top.reconcile, resources, names, report);
   const view = makeConfigView(config);
   const sound = resources.filter((r) => !broken.has(r.index));
   // One check context for all resources (checks report synchronously, about the resource being checked).
@@ -226,7 +236,23 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
     // Only artifacts wanted by more than one intent can conflict, so only those are grouped.
     const first = new Map<string, ArtifactIntent>();
     const shared = new Map<string, ArtifactIntent[]>();
+    const guarded = config.reconcile ? protectedIfnames(config, view) : undefined;
+    const refuse = (r: Resource, path: Path, ifname: string) =>
+      report("error", ["spec", "resources", r.index, ...path], `would change ${ifname}, which spec.reconcile protects`, {
+        resource: `${r.kind}/${r.metadata.name}`,
+        fieldBase: 3,
+        hint: "remove the resource (or its change to that interface), or take the interface out of protectedInterfaces/protectedZones",
+      });
     for (const r of sound) {
+      if (guarded?.size) {
+        // Resources whose daemons change the interface later (a lease's address) are refused by their interface.
+        const iface = (r.spec as { interface?: unknown }).interface;
+        if (CHANGES_ITS_INTERFACE.has(r.kind) && typeof iface === "string" && guarded.has(view.ifname(iface))) refuse(r, ["spec", "interface"], view.ifname(iface));
+        for (const i of kindDefinition(r.kind)!.intents(r, view)) {
+          const ifname = artifactIfname(i.attributes);
+          if (i.action === "ensure" && ifname !== undefined && guarded.has(ifname)) refuse(r, ["spec"], ifname);
+        }
+      }
       for (const i of kindDefinition(r.kind)!.intents(r, view)) {
         const key = `${i.kind}/${i.name}`;
         const prev = first.get(key);
@@ -251,16 +277,18 @@ function validateData(data: unknown, file: string, locate: Locate): LoadResult {
   return issues.some((i) => i.severity === "error") ? { issues } : { config, issues };
 }
 
-function topLevel(data: unknown): { issues: Issue[]; name?: string; resources?: unknown[] } {
+const routerSchema = t.object({
+  apiVersion: t.enum(ROUTER_API_VERSION),
+  kind: t.enum("Router"),
+  metadata: metadataSchema,
+  spec: t.object({ resources: t.array(t.any()), reconcile: t.optional(reconcileSchema) }, { aliases: { apply: "reconcile" } }),
+});
+
+function topLevel(data: unknown): { issues: Issue[]; name?: string; resources?: unknown[]; reconcile?: ReconcileSpec } {
   const ctx: ParseContext = { issues: [], refs: [] };
-  const schema = t.object({
-    apiVersion: t.enum(ROUTER_API_VERSION),
-    kind: t.enum("Router"),
-    metadata: metadataSchema,
-    spec: t.object({ resources: t.array(t.any()) }),
-  });
-  const parsed = schema.parse(data, [], ctx);
-  return parsed ? { issues: ctx.issues, name: parsed.metadata.name, resources: parsed.spec.resources } : { issues: ctx.issues };
+  const parsed = routerSchema.parse(data, [], ctx);
+  if (!parsed) return { issues: ctx.issues };
+  return { issues: ctx.issues, name: parsed.metadata.name, resources: parsed.spec.resources, ...(parsed.spec.reconcile ? { reconcile: parsed.spec.reconcile } : {}) };
 }
 
 interface ParsedResource {
@@ -339,6 +367,22 @@ function parseResource(raw: unknown, base: Path): ParsedResource {
       position: { file: "", line: 0, column: 0 },
     },
   };
+}
+
+/** Protected names must name something: an interface (resource or Linux name) or a FirewallZone. */
+function checkReconcile(
+  spec: ReconcileSpec,
+  resources: readonly Resource[],
+  names: ReadonlyMap<string, ReadonlySet<string>>,
+  report: (severity: ConfigIssue["severity"], path: Path, message: string, opts?: { hint?: string }) => void,
+): void {
+  const ifnames = new Set(resources.flatMap((r) => (r.kind === "Interface" ? [r.metadata.name, (r.spec as { ifname?: string }).ifname ?? r.metadata.name] : [])));
+  spec.protectedInterfaces.forEach((name, i) => {
+    if (!ifnames.has(name)) report("warning", ["spec", "reconcile", "protectedInterfaces", i], `no Interface is called or named ${name}`, { hint: "it is protected anyway, should one appear" });
+  });
+  spec.protectedZones.forEach((name, i) => {
+    if (!names.get("FirewallZone")?.has(name)) report("error", ["spec", "reconcile", "protectedZones", i], `no FirewallZone named ${name}`);
+  });
 }
 
 export { API_GROUPS };

@@ -240,10 +240,24 @@ export type ObjectType<S extends Shape> = { [K in RequiredKeys<S>]: FieldType<S[
 };
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+export interface ObjectOptions {
+  /**
+   * Other names a field may be written with (the original API's spelling of a field routerd names
+   * differently): alias → field. The value lands in the field; writing both is an error.
+   */
+  aliases?: Readonly<Record<string, string>>;
+}
+
 export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>>> {
   private fieldList?: [string, Field<unknown, boolean>][];
-  constructor(readonly shape: S) {
+  /** field → its alias, for the lookup during parse. */
+  private readonly aliasOf?: Record<string, string>;
+  constructor(
+    readonly shape: S,
+    private readonly opts: ObjectOptions = {},
+  ) {
     super();
+    if (opts.aliases) this.aliasOf = Object.fromEntries(Object.entries(opts.aliases).map(([alias, field]) => [field, alias]));
   }
   /** The shape as fields, built once: parse runs for every resource of a 10,000-resource config. */
   private fields(): [string, Field<unknown, boolean>][] {
@@ -259,6 +273,14 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
     let ok = true;
     for (const key in input) {
       if (!Object.hasOwn(this.shape, key)) {
+        const target = this.opts.aliases?.[key];
+        if (target !== undefined) {
+          if (input[target] !== undefined && input[target] !== null) {
+            ctx.issues.push({ path: [...path, key], atKey: true, message: `is another name for ${target}, which is set too`, hint: `keep one of ${target} and ${key}` });
+            ok = false;
+          }
+          continue;
+        }
         const known = Object.keys(this.shape);
         const near = nearest(key, known);
         ctx.issues.push({
@@ -271,7 +293,13 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
       }
     }
     for (const [key, field] of this.fields()) {
-      const v = input[key];
+      let v = input[key];
+      let at = key;
+      const alias = this.aliasOf?.[key];
+      if ((v === undefined || v === null) && alias !== undefined && input[alias] !== undefined && input[alias] !== null) {
+        v = input[alias];
+        at = alias;
+      }
       if (v === undefined || v === null) {
         const d = field.defaultValue;
         if (d !== undefined) out[key] = typeof d === "object" ? structuredClone(d) : d;
@@ -281,7 +309,7 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
         }
         continue;
       }
-      path.push(key);
+      path.push(at);
       const parsed = field.schema.parse(v, path, ctx);
       path.pop();
       if (parsed === undefined) ok = false;
@@ -297,6 +325,10 @@ export class ObjectSchema<S extends Shape> extends Schema<Simplify<ObjectType<S>
       const s = field.schema.jsonSchema();
       properties[key] = field.defaultValue !== undefined ? { ...s, default: field.defaultValue } : s;
       if (!field.isOptional && field.defaultValue === undefined) required.push(key);
+    }
+    for (const [alias, target] of Object.entries(this.opts.aliases ?? {})) {
+      const { default: _d, description, ...s } = properties[target]!;
+      properties[alias] = { ...s, description: `the original API's name for ${target}${description ? ` (${String(description)})` : ""}` };
     }
     const s: JsonSchema = { type: "object", properties, additionalProperties: false };
     if (required.length) s.required = required;
@@ -360,6 +392,45 @@ export class UnionSchema<T> extends Schema<T> {
   }
 }
 
+/** A schema with one more check, whose message says what to write instead (a value routerd refuses). */
+export class CheckedSchema<T> extends Schema<T> {
+  constructor(
+    private readonly inner: Schema<T>,
+    private readonly check: (v: T) => { message: string; hint?: string } | undefined,
+  ) {
+    super();
+  }
+  parse(value: unknown, path: Path, ctx: ParseContext): T | undefined {
+    const v = this.inner.parse(value, path, ctx);
+    if (v === undefined) return undefined;
+    const problem = this.check(v);
+    if (!problem) return v;
+    ctx.issues.push({ path: [...path], message: problem.message, ...(problem.hint ? { hint: problem.hint } : {}) });
+    return undefined;
+  }
+  jsonSchema(): JsonSchema {
+    const s = this.inner.jsonSchema();
+    return this.description ? { ...s, description: this.description } : s;
+  }
+}
+
+/** A field of the original API routerd deliberately does not take: any value is refused with what to write instead. */
+export class RefusedSchema extends Schema<never> {
+  constructor(
+    private readonly message: string,
+    private readonly hint: string,
+  ) {
+    super();
+  }
+  parse(_value: unknown, path: Path, ctx: ParseContext): never | undefined {
+    ctx.issues.push({ path: [...path], message: this.message, hint: this.hint });
+    return undefined;
+  }
+  jsonSchema(): JsonSchema {
+    return { description: `not supported: ${this.message}; ${this.hint}` };
+  }
+}
+
 /** Anything; the caller validates it further (resources inside the Router document). */
 export class AnySchema extends Schema<unknown> {
   parse(value: unknown): unknown {
@@ -403,10 +474,14 @@ export const t = {
   /** A field naming an interface: any kind whose definition provides an ifname (Interface, tunnels, ...). */
   interfaceRef: () => new RefSchema(INTERFACE_KINDS),
   array: <T>(item: Schema<T>, opts?: { minItems?: number; maxItems?: number; unique?: boolean }) => new ArraySchema(item, opts),
-  object: <S extends Shape>(shape: S) => new ObjectSchema(shape),
+  object: <S extends Shape>(shape: S, opts?: ObjectOptions) => new ObjectSchema(shape, opts),
   map: <T>(key: StringSchema, value: Schema<T>) => new MapSchema(key, value),
   union: <T>(expected: string, ...options: Schema<T>[]) => new UnionSchema<T>(options, expected),
   any: () => new AnySchema(),
+  /** `schema`, refusing values `check` objects to (with the message and what to write instead). */
+  checked: <T>(schema: Schema<T>, check: (v: T) => { message: string; hint?: string } | undefined) => new CheckedSchema(schema, check),
+  /** An original-API field routerd refuses, whatever its value. */
+  refused: (message: string, hint: string) => t.optional(new RefusedSchema(message, hint)),
   lazy: <T>(refName: string, get: () => Schema<T>) => new LazySchema(get, refName),
   optional: <T>(schema: Schema<T>) => new Field<T, true>(schema, true),
   withDefault: <T>(schema: Schema<T>, value: T) => new Field<T, false>(schema, false, value),

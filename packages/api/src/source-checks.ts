@@ -41,6 +41,7 @@ function checkUse(r: Checked, use: SourceUse, exists: (kind: string, name: strin
   const def = kindDefinition(kind);
   const issue = (path: Path, message: string, hint?: string) => out.push({ index: r.index, path, message, ...(hint ? { hint } : {}) });
   if (!def || !exists(kind, name)) {
+    if (use.dependency && use.optional && def) return; // an optional dependency may be missing
     issue([...use.path, "resource"], `${use.resource} is not defined`, def ? `define a ${kind} named ${name}, or name another source` : `unknown kind ${kind}`);
     return;
   }
@@ -50,6 +51,7 @@ function checkUse(r: Checked, use: SourceUse, exists: (kind: string, name: strin
     issue([...use.path, "field"], `${kind} does not provide ${JSON.stringify(use.field)}`, fieldHint(kind, def.provides, fits, use.field));
     return;
   }
+  if (use.dependency) return; // any provided field can be waited for
   const wants = valueFormat(use.format).what;
   if (use.field === PHASE_FIELD && !phaseFits(use)) {
     issue(use.path, `reads ${use.resource}'s phase (the default field), but needs ${wants}`, `name the field: ${fieldHint(kind, def.provides, fits)}`);

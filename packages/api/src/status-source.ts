@@ -92,6 +92,8 @@ export interface SourceUse extends StatusSource {
   format: ValueFormatName;
   /** Part of a list form: values (one, or all of a list) are added to the `into` list. */
   list: boolean;
+  /** A `dependsOn` entry: no value is taken, the resource waits until the field is set (or equals). */
+  dependency?: { equals?: string; notEmpty?: boolean };
 }
 
 export function valueFormat(name: ValueFormatName): ValueFormat {
@@ -140,6 +142,40 @@ export class StatusSourceSchema extends Schema<StatusSource> {
     const s = sourceObject.jsonSchema();
     return { ...s, description: this.description ?? `reads ${VALUE_FORMATS[this.opts.format].what}${into} from another resource's status` };
   }
+}
+
+const dependencyObject = t.object({
+  resource: t.string({ pattern: RESOURCE_ID, patternHint: "Kind/name, e.g. DHCPv6PrefixDelegation/wan-pd" }),
+  field: t.optional(t.string({ pattern: /^[A-Za-z][A-Za-z0-9]*$/, patternHint: "a status field name" }).describe("the status field to check (default: phase)")),
+  phase: t.optional(t.string({ minLength: 1 }).describe("shorthand for field: phase, equals: <phase>")),
+  equals: t.optional(t.string().describe("the value the field must have")),
+  notEmpty: t.optional(t.bool().describe("the field must have a value")),
+  optional: t.optional(t.bool().describe("the resource may be missing from the config; a missing value does not block")),
+});
+
+/** One `dependsOn` entry: the resource stays Pending (keeping what it has) until the dependency holds. */
+export class DependencySchema extends Schema<StatusSource> {
+  parse(value: unknown, path: Path, ctx: ParseContext): StatusSource | undefined {
+    const v = dependencyObject.parse(value, path, ctx);
+    if (!v) return undefined;
+    if (v.phase !== undefined && ((v.field !== undefined && v.field !== PHASE_FIELD) || v.equals !== undefined)) {
+      ctx.issues.push({ path: [...path, "phase"], message: "phase is shorthand for field: phase with equals", hint: "write either phase, or field with equals" });
+      return undefined;
+    }
+    const source: StatusSource = { resource: v.resource, field: v.field ?? PHASE_FIELD, optional: v.optional ?? false };
+    const equals = v.phase ?? v.equals;
+    const dependency = { ...(equals !== undefined ? { equals } : {}), ...(v.notEmpty ? { notEmpty: true } : {}) };
+    (ctx.sources ??= []).push({ path: [...path], ...source, format: "string", list: false, dependency });
+    return source;
+  }
+  jsonSchema(): JsonSchema {
+    return { ...dependencyObject.jsonSchema(), description: "wait until another resource's status field holds" };
+  }
+}
+
+/** `dependsOn: [{resource: Kind/name, phase: Bound}, ...]` (the original API's readiness conditions). */
+export function dependsOn(): ArraySchema<StatusSource> {
+  return new ArraySchema(new DependencySchema(), { minItems: 1 });
 }
 
 /** `xxxFrom: {resource, field, optional}`: one value. */

@@ -5,7 +5,7 @@
 import { makeConfigView } from "./config-view.js";
 import type { ConfigView, PublishedStatus, Resource, RouterConfig } from "./kind.js";
 import { kindDefinition } from "./kinds/index.js";
-import { PHASE_FIELD } from "./provides.js";
+import { PHASE_FIELD, phaseMatches } from "./provides.js";
 import { UNKNOWN_RUNTIME, type RuntimeView } from "./runtime.js";
 import { valueFormat, type SourceUse } from "./status-source.js";
 import type { FieldFact, WhenLookup } from "./when.js";
@@ -19,6 +19,8 @@ export interface StatusViewInput {
   phases?: ReadonlyMap<string, { phase: string }>;
   /** Fields known better elsewhere, per `Kind/name` (serve's uplink choice, its cluster lease); they win. */
   facts?: ReadonlyMap<string, Record<string, unknown>>;
+  /** Completes a resolved resource before it publishes (allocated EgressRoutePolicy numbers). */
+  prepare?: (resource: Resource) => Resource;
 }
 
 /** A resource with its `*From` values filled in, or why it has to wait (a required source has no value). */
@@ -51,9 +53,12 @@ export function makeStatusView(input: StatusViewInput): StatusView {
     else {
       const resolved = resolve(r);
       const status = kindDefinition(r.kind)?.status;
-      if (resolved.pending) s = { fields: {}, unknown: `${id} is pending (${resolved.pending})` };
-      else s = status ? status(resolved.resource, (configView ??= makeConfigView(input.config, runtime))) : { fields: {} };
       const extra = input.facts?.get(id);
+      if (resolved.pending) s = { fields: {}, unknown: `${id} is pending (${resolved.pending})` };
+      else {
+        const ready = input.prepare ? input.prepare(resolved.resource) : resolved.resource;
+        s = status ? status(ready, (configView ??= makeConfigView(input.config, runtime)), extra) : { fields: {} };
+      }
       if (extra) s = { ...s, fields: { ...s.fields, ...extra } };
     }
     statuses.set(id, s);
@@ -107,6 +112,11 @@ function fill(r: Resource, uses: readonly SourceUse[], field: (id: string, name:
   for (const use of uses) {
     const fact = field(use.resource, use.field);
     const from = `${use.resource}.${use.field}`;
+    if (use.dependency) {
+      const unmet = unmetDependency(use, fact);
+      if (unmet) waiting.push(unmet);
+      continue;
+    }
     // A source routerd cannot read now keeps what exists, optional or not: not knowing is not absence.
     if (fact.state === "unknown") {
       waiting.push(`${from} is unknown: ${fact.reason}`);
@@ -141,6 +151,18 @@ function fill(r: Resource, uses: readonly SourceUse[], field: (id: string, name:
     spec = withValue(spec, w.parent, w.into, value);
   }
   return { resource: { ...r, spec } };
+}
+
+/** Why a `dependsOn` entry does not hold now, or undefined when it does. */
+function unmetDependency(use: SourceUse, fact: FieldFact): string | undefined {
+  const from = `${use.resource}.${use.field}`;
+  const want = use.dependency!;
+  if (fact.state === "unknown") return use.optional ? undefined : `${from} is unknown: ${fact.reason}`;
+  if (fact.state === "absent") return use.optional ? undefined : `${from} has no value yet`;
+  if (want.equals === undefined) return undefined;
+  const value = typeof fact.value === "string" ? fact.value : JSON.stringify(fact.value);
+  const ok = use.field === PHASE_FIELD ? phaseMatches(value, want.equals) : value === want.equals;
+  return ok ? undefined : `${from} is ${value}, not ${want.equals}`;
 }
 
 function at(value: unknown, path: readonly (string | number)[]): unknown {

@@ -78,6 +78,15 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
     return out;
   },
   "nft.set": compareKeys("family", "table", "set"),
+  // `candidate` records which EgressRoutePolicy candidate the numbers belong to; the kernel does not know it.
+  "linux.ipv4.fwmarkRule": compareKeys("candidate"),
+  // The running value against what was asked (or what the kernel reports for it); atLeast takes a larger one.
+  "linux.sysctl": (desired, observed) => {
+    const want = String(desired.expectedValue ?? desired.value);
+    const have = String(observed.value);
+    const ok = desired.compare === "atLeast" ? Number(have) >= Number(want) : have === want;
+    return ok ? [] : [{ field: "value", desired: want, observed: have }];
+  },
   "routerd.daemon": () => [],
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],

@@ -12,6 +12,7 @@ import { renderCommand } from "./render.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { serveCommand } from "./serve.js";
+import { statusCommand } from "./status.js";
 import { validateCommand } from "./validate.js";
 import { programVersion } from "./version.js";
 
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   rollbackCommand,
   adoptCommand,
   ledgerCommand,
+  statusCommand,
   serveCommand,
   schemaCommand,
   versionCommand("routerd", () => programVersion("routerd")),

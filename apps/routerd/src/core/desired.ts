@@ -2,7 +2,14 @@
 // content filled in for tables. Pure.
 import {
   UNKNOWN_RUNTIME,
+  allocationKey,
   effectiveView,
+  withEgressNumbers,
+  type AllocationResult,
+  type ConfigView,
+  type EgressAllocation,
+  type EgressRoutePolicySpec,
+  type Resource,
   kindDefinition,
   makeConfigView,
   type EffectiveView,
@@ -26,6 +33,10 @@ export interface DesiredState {
    * unknown, or they wait for a status-sourced value (pending).
    */
   held: Map<OwnerKey, string>;
+  /** Numbers allocated to active EgressRoutePolicy candidates that do not configure them (shown by plan). */
+  allocations: EgressAllocation[];
+  /** The active resources as intents saw them (values filled in), with the run's runtime facts: daemons are configured from it. */
+  activeView?: ConfigView;
 }
 
 export interface DesiredInput {
@@ -33,6 +44,8 @@ export interface DesiredInput {
   when: WhenState | WhenLookup;
   /** Fills in `*From` values; a config that has any needs it. */
   sources?: StatusView;
+  /** Numbers for EgressRoutePolicy candidates that configure none; a config that has such candidates needs it. */
+  egress?: AllocationResult;
   /** Active EgressRoutePolicy candidates (from health state); defaults to the highest weight. */
   selection?: EgressSelection;
   /** IngressService backends taking new connections (from health); defaults to every backend. */
@@ -44,6 +57,7 @@ export interface DesiredInput {
 
 export function computeDesired(input: DesiredInput): DesiredState {
   const view = effectiveView(input.config, input.when, input.sources);
+  const allocations = input.egress ? numberPolicies(view, input.egress) : [];
   // Renderers and intents see only active resources: an inactive rule must not be rendered.
   const active = makeConfigView({ ...input.config, resources: view.active }, input.runtime ?? UNKNOWN_RUNTIME);
   const intents = new Map<OwnerKey, ArtifactIntent[]>();
@@ -68,7 +82,32 @@ export function computeDesired(input: DesiredInput): DesiredState {
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
   }
-  return { view, intents, desired, held };
+  return { view, intents, desired, held, allocations, activeView: active };
+}
+
+/** Active policies get their candidates' numbers; one whose numbers cannot be chosen now waits (pending). */
+function numberPolicies(view: EffectiveView, egress: AllocationResult): EgressAllocation[] {
+  const out: EgressAllocation[] = [];
+  const active: Resource[] = [];
+  for (const r of view.active) {
+    if (r.kind !== "EgressRoutePolicy") {
+      active.push(r);
+      continue;
+    }
+    const keys = (r.spec as EgressRoutePolicySpec).candidates.map((c) => allocationKey(r.metadata.name, c.name));
+    const waiting = keys.map((k) => egress.waiting.get(k)).find((w) => w !== undefined);
+    if (waiting) {
+      view.pending.push({ resource: r, reason: waiting });
+      continue;
+    }
+    for (const k of keys) {
+      const a = egress.numbers.get(k);
+      if (a) out.push(a);
+    }
+    active.push(withEgressNumbers(r as Resource<EgressRoutePolicySpec>, egress.numbers));
+  }
+  view.active = active;
+  return out;
 }
 
 /** What the ledger keeps of a desired artifact: no bulky rendered text. */

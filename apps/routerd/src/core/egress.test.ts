@@ -2,14 +2,18 @@ import type { EgressRoutePolicySpec } from "@routerd/api";
 import { describe, expect, it } from "vitest";
 import { selectEgress, type EgressDecision, type HealthState } from "./egress.js";
 
+const candidate = { metric: 0, enabled: true };
 const spec: EgressRoutePolicySpec = {
   family: "ipv4",
   sourceCIDRs: [],
   destinationCIDRs: [],
+  destinationSetRefs: [],
+  excludeDestinationCIDRs: [],
+  excludeDestinationSetRefs: [],
   failbackDelay: "10s",
   candidates: [
-    { name: "one", interface: "wan1", table: 101, mark: 0x101, priority: 1101, weight: 200, healthCheck: "hc1" },
-    { name: "two", interface: "wan2", table: 102, mark: 0x102, priority: 1102, weight: 100, healthCheck: "hc2" },
+    { ...candidate, name: "one", interface: "wan1", table: 101, mark: 0x101, priority: 1101, weight: 200, healthCheck: "hc1" },
+    { ...candidate, name: "two", interface: "wan2", table: 102, mark: 0x102, priority: 1102, weight: 100, healthCheck: "hc2" },
   ],
 };
 
@@ -61,5 +65,12 @@ describe("selectEgress", () => {
   it("treats candidates without a health check as always usable", () => {
     const plain = { ...spec, candidates: spec.candidates.map((c) => ({ ...c, healthCheck: undefined })) } as EgressRoutePolicySpec;
     expect(selectEgress(plain, new Map(), undefined, 0).active).toBe("one");
+  });
+
+  it("never picks a disabled candidate; a candidate whose HealthCheck is disabled counts as unchecked", () => {
+    const off = { ...spec, candidates: [{ ...spec.candidates[0]!, enabled: false }, spec.candidates[1]!] };
+    expect(selectEgress(off, new Map([["hc1", "Healthy" as const]]), undefined, 0).active).toBe("two");
+    expect(selectEgress(spec, new Map([["hc1", "Unhealthy" as const], ["hc2", "Healthy" as const]]), undefined, 0, new Set(["hc1"])).active).toBe("one");
+    expect(selectEgress({ ...spec, candidates: [] }, new Map(), undefined, 0).active).toBe("");
   });
 });

@@ -1,6 +1,6 @@
 // Which EgressRoutePolicy candidate carries new connections: the highest-weight usable one, with
 // hysteresis so a flapping uplink does not cause churn. Pure: health and time in, decision out.
-import { durationMs, type EgressRoutePolicySpec } from "@routerd/api";
+import { durationMs, liveCandidates, type EgressRoutePolicySpec } from "@routerd/api";
 
 export type HealthState = "Unknown" | "Passing" | "Healthy" | "Failing" | "Unhealthy";
 
@@ -21,16 +21,21 @@ export function selectEgress(
   health: ReadonlyMap<string, HealthState>,
   previous: EgressDecision | undefined,
   now: number,
+  /** HealthChecks with enabled: false: a candidate using one counts as unchecked. */
+  disabledChecks: ReadonlySet<string> = new Set(),
 ): EgressDecision {
-  const ranked = [...spec.candidates].sort((a, b) => b.weight - a.weight);
-  const stateOf = (c: (typeof ranked)[number]) => (c.healthCheck ? health.get(c.healthCheck) : undefined);
-  const good = ranked.filter((c) => usable(stateOf(c), Boolean(c.healthCheck)));
+  const live = liveCandidates(spec);
+  if (!live.length) return { active: "", changedAt: previous?.changedAt ?? now };
+  const ranked = [...live].sort((a, b) => b.weight - a.weight);
+  const checked = (c: (typeof ranked)[number]) => c.healthCheck !== undefined && !disabledChecks.has(c.healthCheck);
+  const stateOf = (c: (typeof ranked)[number]) => (checked(c) ? health.get(c.healthCheck!) : undefined);
+  const good = ranked.filter((c) => usable(stateOf(c), checked(c)));
   // Nothing known to be healthy yet (startup): prefer what is not known to be down.
   const fallback = ranked.filter((c) => stateOf(c) !== "Unhealthy");
   const best = (good[0] ?? fallback[0] ?? ranked[0])!;
 
-  if (!previous || !spec.candidates.some((c) => c.name === previous.active)) return { active: best.name, changedAt: now };
-  const current = spec.candidates.find((c) => c.name === previous.active)!;
+  if (!previous || !live.some((c) => c.name === previous.active)) return { active: best.name, changedAt: now };
+  const current = live.find((c) => c.name === previous.active)!;
   const currentOk = good.includes(current) || (good.length === 0 && stateOf(current) !== "Unhealthy");
   if (!currentOk) return best.name === current.name ? { active: current.name, changedAt: previous.changedAt } : { active: best.name, changedAt: now };
   if (best.name === current.name || best.weight <= current.weight) return { active: current.name, changedAt: previous.changedAt };

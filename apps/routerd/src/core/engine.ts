@@ -1,6 +1,6 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
-import { kindDefinition, makeConfigView, makeStatusView, type RouterConfig, type WhenState } from "@routerd/api";
+import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
 import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
@@ -23,6 +23,8 @@ import {
 import { computeDesired, recordableAttributes, type DesiredState } from "./desired.js";
 import { hasChanges, plan, type Plan } from "./plan.js";
 import { readRuntime, readsInterfaceStatus } from "./runtime.js";
+import { statusViewFor } from "./status.js";
+import { egressAllocation } from "./egress-numbers.js";
 
 /** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
 const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
@@ -36,6 +38,10 @@ export interface EngineOptions {
   daemons?: DaemonPort;
   /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
   when?: WhenState;
+  /** Build the status view even when the config reads no status (routerd serve and `status` publish it). */
+  publish?: boolean;
+  /** Fields routerd serve knows better, per `Kind/name` (its uplink transition times, say). */
+  facts?: ReadonlyMap<string, Record<string, unknown>>;
   /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
   whileApplying?: () => void;
   /**
@@ -43,6 +49,8 @@ export interface EngineOptions {
    * confirm-or-rollback revert plans ahead of its deadline and waits here until the deadline.
    */
   beforeApply?: () => Promise<boolean>;
+  /** Told the desired state before anything is applied (serve configures its daemons from the active view). */
+  onDesired?: (desired: DesiredState) => void;
 }
 
 export interface PlanRun {
@@ -50,16 +58,8 @@ export interface PlanRun {
   statuses: Map<OwnerKey, ObjectStatus>;
   inventory: Inventory;
   plan: Plan;
-}
-
-/** The lifecycle phase each resource had after the last reconcile, keyed `Kind/name`. */
-function whenState(statuses: ReadonlyMap<OwnerKey, ObjectStatus>): WhenState {
-  const out = new Map<string, { phase: string }>();
-  for (const s of statuses.values()) {
-    const p = parseOwnerKey(s.owner);
-    if (s.phase !== "Unknown") out.set(`${p.kind}/${p.name}`, { phase: s.phase });
-  }
-  return out;
+  /** What every resource publishes; built when the config reads status or `publish` asked for it. */
+  status?: StatusView;
 }
 
 export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext, prefetch?: InventoryPrefetch): Promise<Inventory> {
@@ -95,24 +95,36 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const prefetch = prefetchInventory(opts.host, ledgerKinds);
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
-  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, readsInterfaceStatus(config) ? { links: opts.host } : {}));
+  const links = readsInterfaceStatus(config) || (opts.publish && config.resources.some((r) => r.kind === "Interface"));
+  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, links ? { links: opts.host } : {}));
   traceStage("runtime facts read");
-  // Only configs that use `when` or `*From` pay for the status view.
-  const reads = config.resources.some((r) => r.when || r.sources);
-  const status = reads ? makeStatusView({ config, runtime, stored: whenState(statuses), ...(opts.when ? { phases: opts.when } : {}) }) : undefined;
+  // Only configs that use `when` or `*From` pay for the status view (and runs that publish it).
+  const reads = opts.publish || config.resources.some((r) => r.when || r.sources);
+  const egressNumbers = needsEgressNumbers(config.resources) ? await egressAllocation(config, session.ledger, opts.host, prefetch) : undefined;
+  const status = reads
+    ? statusViewFor(config, runtime, statuses, {
+        ...(opts.when ? { when: opts.when } : {}),
+        ...(opts.selection ? { selection: opts.selection } : {}),
+        ...(opts.facts ? { facts: opts.facts } : {}),
+        ...(egressNumbers ? { egress: egressNumbers } : {}),
+      })
+    : undefined;
+  const egress = egressNumbers;
   const desired = computeDesired({
     config,
     when: status ?? new Map(),
     ...(status ? { sources: status } : {}),
+    ...(egress ? { egress } : {}),
     ...(opts.selection ? { selection: opts.selection } : {}),
     ...(opts.ingress ? { ingress: opts.ingress } : {}),
     runtime,
     stateDir: opts.host.stateDir,
   });
   traceStage("desired state computed");
+  opts.onDesired?.(desired);
   const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);
   traceStage("host observed");
-  return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }) };
+  return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }), ...(status ? { status } : {}) };
 }
 
 export interface ReconcileResult extends PlanRun {

@@ -29,6 +29,7 @@ export function planToJson(p: Plan, extra: Record<string, unknown> = {}): Record
     lookAlikes: p.lookAlikes.map((l) => ({ kind: l.kind, name: l.name })),
     unknownKinds: p.unknownKinds,
     gc: { actions: p.gc.actions, skipped: p.gc.skipped, ...(p.gc.blocked ? { blocked: p.gc.blocked } : {}) },
+    allocations: p.allocations,
     summary: p.summary,
     ...extra,
   };
@@ -37,7 +38,7 @@ export function planToJson(p: Plan, extra: Record<string, unknown> = {}): Record
 export function planToText(p: Plan, opts: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   for (const r of p.resources) {
-    const shown = r.artifacts.filter((a) => opts.verbose || (a.change !== "unchanged" && a.action !== "observe"));
+    const shown = r.artifacts.filter((a) => opts.verbose || (a.change !== "unchanged" && a.action !== "observe") || (a.action === "observe" && a.differences?.length));
     if (r.state === "pending") {
       lines.push(`${r.id} (pending: ${r.reason}; what it has is kept as it is)`);
       continue;
@@ -47,8 +48,12 @@ export function planToText(p: Plan, opts: { verbose?: boolean } = {}): string {
     lines.push(`${r.id}${note}`);
     for (const a of shown) {
       const detail = a.differences?.map((d) => `${d.field}: ${show(d.observed)} → ${show(d.desired)}`).join(", ");
-      lines.push(`  ${SYMBOL[a.change]} ${a.kind} ${a.name}${detail ? `  (${detail})` : ""}${a.reason && a.change !== "create" ? `  [${a.reason}]` : ""}`);
+      lines.push(`  ${a.action === "observe" && a.differences?.length ? "!" : SYMBOL[a.change]} ${a.kind} ${a.name}${detail ? `  (${detail})` : ""}${a.reason && a.change !== "create" ? `  [${a.reason}]` : ""}`);
     }
+  }
+  for (const a of p.allocations) {
+    const fields = a.allocated.map((f) => (f === "mark" ? `mark 0x${a.mark.toString(16)}` : `${f} ${a[f]}`)).join(", ");
+    lines.push(`= EgressRoutePolicy/${a.policy} candidate ${a.candidate}: ${fields} (${a.recorded ? "as recorded in the ledger" : "allocated now, recorded in the ledger once applied"})`);
   }
   for (const c of p.adoptionCandidates.filter((c) => c.reason === "drifted")) {
     lines.push(`! ${c.kind} ${c.name}: on the host, not in the ledger, drifted (${c.differences.map((d) => d.field).join(", ")}); reconcile changes it`);

@@ -1,5 +1,5 @@
 // The firewall holes routerd's own services need, derived from the config (data, one entry per kind).
-import type { ConfigView, DHCPv4ClientSpec, DHCPv4ServerSpec, DHCPv6InformationSpec, DHCPv6PrefixDelegationSpec, DHCPv6ServerSpec, DNSResolverSpec, IPv4StaticAddressSpec } from "@routerd/api";
+import { onWan, type ConfigView, type DHCPv4ClientSpec, type DHCPv4ServerSpec, type DHCPv6InformationSpec, type DHCPv6PrefixDelegationSpec, type DHCPv6ServerSpec, type DNSResolverSpec, type IPv4StaticAddressSpec } from "@routerd/api";
 import type { ServiceHole } from "@routerd/render";
 
 type HoleSource = (view: ConfigView) => ServiceHole[];
@@ -12,7 +12,12 @@ const HOLE_SOURCES: HoleSource[] = [
   (v) =>
     v.all<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation").map((r) => ({ owner: `DHCPv6PrefixDelegation/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 546 })),
   (v) => v.all<DHCPv6ServerSpec>("DHCPv6Server").map((r) => ({ owner: `DHCPv6Server/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 547 })),
-  (v) => v.all<DHCPv6InformationSpec>("DHCPv6Information").map((r) => ({ owner: `DHCPv6Information/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 547 })),
+  // Only on a LAN: on the WAN (the original's meaning) it just publishes what the delegation's server said.
+  (v) =>
+    v
+      .all<DHCPv6InformationSpec>("DHCPv6Information")
+      .filter((r) => !onWan(v, r.spec))
+      .map((r) => ({ owner: `DHCPv6Information/${r.metadata.name}`, ifnames: [v.ifname(r.spec.interface)], protocol: "udp", port: 547 })),
   dnsResolverHoles,
 ];
 

@@ -17,7 +17,7 @@ const ATTRS = { path: "/etc/routerd/dnsmasq.conf", block: "lan-services" };
 function run(held: Map<string, string>, ledgerOwners?: string[]) {
   const d: DesiredArtifact = { kind: "file", name: FILE, owners: [INFO, RA], action: "ensure", applyWith: "file-block", attributes: { ...ATTRS, content: "new\n" } };
   const config: RouterConfig = { file: "r.yaml", name: "r", resources: [] };
-  const desired: DesiredState = { view: { config, active: [], inactive: [], undecided: [], pending: [] }, intents: new Map(), desired: [d], held };
+  const desired: DesiredState = { view: { config, active: [], inactive: [], undecided: [], pending: [] }, intents: new Map(), desired: [d], held, allocations: [] };
   const inventory: Inventory = new Map([["file", knownKind([{ kind: "file", name: FILE, attributes: { ...ATTRS, content: "old\n" } }])]]);
   const ledger = new Ledger();
   if (ledgerOwners) ledger.record({ kind: "file", name: FILE, owners: ledgerOwners, ownership: "created", state: "present", attributes: { ...ATTRS, content: "old\n" }, now: new Date() });

@@ -1,7 +1,7 @@
 // Stage "plan": a pure function of (desired, observed, ledger, status). It decides per artifact whether to
 // create, update, leave or delete it, lists orphans and adoption candidates, and asks the GC planner what
 // may be cleaned up. Nothing here touches the host.
-import { kindDefinition, type Resource } from "@routerd/api";
+import { kindDefinition, type EgressAllocation, type Resource } from "@routerd/api";
 import { driftOf, linkNeedsRecreate, type Difference, type Step } from "@routerd/host";
 import {
   artifactId,
@@ -20,6 +20,8 @@ import {
   type OwnerKey,
 } from "@routerd/resource";
 import type { DesiredState } from "./desired.js";
+import { exclusiveRemovals } from "./exclusive.js";
+import { enforceReconcileSpec } from "./reconcile-spec.js";
 
 export type Change = "create" | "update" | "unchanged" | "delete" | "unknown";
 
@@ -60,6 +62,8 @@ export interface Plan {
   lookAlikes: GcPlan["lookAlikes"];
   unknownKinds: { kind: ArtifactKind; reason: string }[];
   gc: GcPlan;
+  /** Numbers routerd chose for EgressRoutePolicy candidates that configure none. */
+  allocations: EgressAllocation[];
   /** Host steps to reach the desired state (GC removals are in gc.actions). */
   steps: Step[];
   summary: { create: number; update: number; unchanged: number; delete: number; unknown: number; orphans: number; adoptionCandidates: number };
@@ -102,9 +106,14 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
   const o = observe(inventory, d.kind, d.name);
   if (o.state === "unknown") return { change: "unknown", reason: o.reason };
   if (d.action === "observe") {
-    return o.state === "present" ? { change: "unchanged", observed: o.artifact.attributes } : { change: "unchanged", reason: "observed only, not present" };
+    if (o.state !== "present") return { change: "unchanged", reason: "observed only, not present" };
+    // What the config expects of an artifact it only observes (an unmanaged link's MTU) is reported, never applied.
+    const differences = Object.keys(d.attributes)
+      .filter((k) => k !== "ifname" && o.artifact.attributes[k] !== d.attributes[k])
+      .map((field) => ({ field, desired: d.attributes[field], observed: o.artifact.attributes[field] }));
+    return { change: "unchanged", observed: o.artifact.attributes, ...(differences.length ? { differences, reason: "observed only: routerd does not change it" } : {}) };
   }
-  if (o.state === "absent") return { change: "create" };
+  if (o.state === "absent") return d.attributes.optional ? { change: "unchanged", reason: "optional, and not on this host" } : { change: "create" };
   const foreign = foreignLink(d, entry, o.artifact.attributes);
   if (foreign) return { change: "unchanged", reason: foreign, observed: o.artifact.attributes };
   const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
@@ -121,6 +130,7 @@ export function plan(input: PlanInput): Plan {
     lookAlikes: [],
     unknownKinds: [],
     gc: { actions: [], orphans: [], lookAlikes: [], skipped: [] },
+    allocations: input.desired.allocations,
     steps: [],
     summary: { create: 0, update: 0, unchanged: 0, delete: 0, unknown: 0, orphans: 0, adoptionCandidates: 0 },
   };
@@ -209,6 +219,14 @@ export function plan(input: PlanInput): Plan {
     r.artifacts.push({ kind: del.kind, name: del.name, owner: del.owner, action: "delete", change: "delete", reason: del.reason });
     result.summary.delete += 1;
   }
+
+  for (const x of exclusiveRemovals(input.desired, input.inventory, input.ledger)) {
+    result.steps.push({ op: "remove", kind: x.kind, name: x.name, attributes: x.attributes });
+    byOwner.get(x.owner)?.artifacts.push({ kind: x.kind, name: x.name, owner: x.owner, action: "delete", change: "delete", reason: x.reason });
+    result.summary.delete += 1;
+  }
+
+  enforceReconcileSpec(result, view.config, input.ledger);
 
   for (const [kind, inv] of input.inventory) if (inv.status === "unknown") result.unknownKinds.push({ kind, reason: inv.reason });
   result.summary.orphans = result.orphans.length;

@@ -57,7 +57,7 @@ function sessionDefaults(f: RuntimeFact<PppoeSession>): RuntimeFact<PppoeSession
 }
 
 /** The host's links, or undefined when they cannot be read (an Interface's status is then unknown). */
-async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | undefined> {
+export async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | undefined> {
   try {
     return new Map((await observeLinkFacts(host)).map((l) => [l.ifname, l]));
   } catch {
@@ -69,11 +69,11 @@ async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | un
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
  */
-export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext } = {}): Promise<RuntimeView> {
+export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; knownLinks?: ReadonlyMap<string, LinkFacts> } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
   const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
-  let links: Map<string, LinkFacts> | undefined;
+  let links: ReadonlyMap<string, LinkFacts> | undefined = opts.links ? undefined : opts.knownLinks;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),

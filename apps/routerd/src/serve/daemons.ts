@@ -12,10 +12,13 @@ import {
   durationMs,
   fwmarkValue,
   HEALTHCHECK_DAEMON,
+  probeTarget,
+  probeType,
   type BGPPeerSpec,
   type BGPRouterSpec,
   PPPOE_CLIENT_DAEMON,
   pppoeClientConfig,
+  requestedLength,
   type ConfigView,
   type DHCPv4ClientSpec,
   type DHCPv6PrefixDelegationSpec,
@@ -57,15 +60,17 @@ export interface DaemonKind {
   specs(view: ConfigView, dirs: DaemonDirs): DaemonSpec[];
 }
 
-/** The HealthCheck resources' probes, then one per IngressService backend. */
+/** The probes of the enabled HealthChecks whose target is known (a lease-derived one may not be yet), then one per IngressService backend. */
 export function healthcheckConfig(view: ConfigView): { probes: Record<string, unknown>[] } {
   return {
-    probes: [...view.all<HealthCheckSpec>("HealthCheck").map((r) => {
+    probes: [...view.all<HealthCheckSpec>("HealthCheck").flatMap((r) => {
       const s = r.spec;
+      const target = probeTarget(s, view);
+      if (!s.enabled || target === undefined) return [];
       return {
         name: r.metadata.name,
-        type: s.type,
-        target: s.target,
+        type: probeType(s),
+        target,
         ...(s.port !== undefined ? { port: s.port } : {}),
         ...(s.path !== undefined ? { path: s.path } : {}),
         ...(s.expectStatus !== undefined ? { expectStatus: s.expectStatus } : {}),
@@ -133,7 +138,7 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
         const args = [...commonArgs(r.metadata.name, dirs), "--interface", view.ifname(s.interface)];
         // The hint carries its length; validation made sure a prefixLength next to it agrees.
         if (s.hint) args.push("--hint", s.hint);
-        else if (s.prefixLength !== undefined) args.push("--prefix-length", String(s.prefixLength));
+        else if (requestedLength(s) !== undefined) args.push("--prefix-length", String(requestedLength(s)));
         if (s.duidType !== "ll") args.push("--duid-type", s.duidType);
         if (!s.releaseOnStop) args.push("--no-release");
         return { daemon: DHCPV6_CLIENT_DAEMON, instance: r.metadata.name, ...nodeDaemon(DHCPV6_CLIENT_DAEMON, args) };

@@ -1,7 +1,7 @@
 // Daemon configs keep a resource's last resolved values while its source is briefly unknown, and only then.
 import { effectiveView, loadConfig, makeStatusView, runtimeFrom, type Dhcpv4Lease, type RouterConfig, type RuntimeFact } from "@routerd/api";
 import { describe, expect, it } from "vitest";
-import { nextResolved, type ResolvedEntry } from "./resolved.js";
+import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
 
 const NET = "net.routerd.net/v1alpha1";
 function config(upstreamSpec: Record<string, unknown>): RouterConfig {
@@ -22,10 +22,11 @@ const lease = (dns: string): RuntimeFact<Dhcpv4Lease> => ({
 });
 const UNKNOWN: RuntimeFact<Dhcpv4Lease> = { state: "unknown", reason: "daemon not answering" };
 
-function cycle(cfg: RouterConfig, fact: RuntimeFact<Dhcpv4Lease>, previous: Map<string, ResolvedEntry>) {
+function effective(cfg: RouterConfig, fact: RuntimeFact<Dhcpv4Lease>) {
   const status = makeStatusView({ config: cfg, runtime: runtimeFrom({ dhcpv4: new Map([["wan", fact]]) }) });
-  return nextResolved(previous, effectiveView(cfg, status, status));
+  return effectiveView(cfg, status, status);
 }
+const cycle = (cfg: RouterConfig, fact: RuntimeFact<Dhcpv4Lease>, previous: Map<string, ResolvedEntry>) => nextResolved(previous, effective(cfg, fact));
 const upstreamAddresses = (m: Map<string, ResolvedEntry>) =>
   [...m.values()].filter((e) => e.resource.kind === "DNSUpstream").map((e) => (e.resource.spec as { addresses: string[] }).addresses);
 
@@ -38,6 +39,11 @@ describe("resolved resources for daemon configs", () => {
     expect(upstreamAddresses(first)).toEqual([["203.0.113.53"]]);
     const blip = cycle(cfg, UNKNOWN, first);
     expect(upstreamAddresses(blip)).toEqual([["203.0.113.53"]]);
+    // The daemon configs are written from the kept copy while the upstream itself is pending.
+    const unknownView = effective(cfg, UNKNOWN);
+    expect(unknownView.pending.map((p) => p.resource.metadata.name)).toEqual(["isp"]);
+    const forDaemons = daemonResources(unknownView, blip).find((r) => r.kind === "DNSUpstream");
+    expect((forDaemons?.spec as { addresses: string[] }).addresses).toEqual(["203.0.113.53"]);
     const moved = cycle(cfg, lease("203.0.113.54"), blip);
     expect(upstreamAddresses(moved)).toEqual([["203.0.113.54"]]);
   });

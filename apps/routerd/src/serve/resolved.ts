@@ -27,3 +27,17 @@ export function nextResolved(previous: ReadonlyMap<string, ResolvedEntry>, view:
   }
   return next;
 }
+
+/**
+ * The resources daemon configs are written from: the active ones as resolved now, plus the pending or
+ * undecided ones `resolved` kept from an earlier cycle; inactive ones (their `when` is false) are left out.
+ */
+export function daemonResources(view: EffectiveView, resolved: ReadonlyMap<string, ResolvedEntry>): Resource[] {
+  const active = new Map(view.active.map((r) => [r.owner, r]));
+  const out: Resource[] = [];
+  for (const r of view.config.resources) {
+    const use = active.get(r.owner) ?? resolved.get(r.owner)?.resource;
+    if (use) out.push(use);
+  }
+  return out;
+}

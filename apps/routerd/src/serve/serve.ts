@@ -3,8 +3,8 @@
 // only the leader mutates the host; and reports itself on <run-dir>/routerd/core.sock.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type IngressServiceSpec, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
-import { runDaemon, type DaemonContext } from "@routerd/daemon-kit";
+import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type HealthCheckSpec, type IngressServiceSpec, type LinkFacts, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
+import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
@@ -12,14 +12,16 @@ import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
 import { planOnly, reconcileOnce } from "../core/engine.js";
-import { selectIngress } from "../core/ingress.js";
-import { readRuntime, readsInterfaceStatus } from "../core/runtime.js";
+import { ingressFacts, selectIngress } from "../core/ingress.js";
+import { readLinks, readRuntime, readsInterfaceStatus } from "../core/runtime.js";
+import { publishedStatus } from "../core/status.js";
+import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
 import { readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
-import { nextResolved, type ResolvedEntry } from "./resolved.js";
+import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 
@@ -42,6 +44,8 @@ export class Server {
   private readonly ingressActive = new Map<string, string>();
   /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
   private resolved = new Map<string, ResolvedEntry>();
+  /** The host's links, read after the last run: the Interface status serve publishes. */
+  private links?: ReadonlyMap<string, LinkFacts>;
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -181,33 +185,44 @@ export class Server {
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
-    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : {})]);
+    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {})]);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
-    const daemonView = this.withResolved(config);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
+    // Daemons are configured from the active resources with their values filled in (a probe's lease-derived
+    // target, say); until this run computed them, from the config with the last run's values.
+    let active: ConfigView = this.withResolved(config);
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = daemonSpecs(daemonView, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = daemonSpecs(active, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
       remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime });
-    this.resolved = nextResolved(this.resolved, result.desired.view);
+    const onDesired = (d: DesiredState) => {
+      // A resource whose source is briefly unknown keeps its last values in daemon configs (resolved.ts).
+      this.resolved = nextResolved(this.resolved, d.view);
+      active = makeConfigView({ ...config, resources: daemonResources(d.view, this.resolved) }, runtime);
+    };
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired });
+    // Interface status for the next run, read off the critical path (a failover does not wait for it).
+    if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host).then((l) => (this.links = l));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(this.withResolved(config), dirs)) this.supervisor.ensure(spec);
+    for (const spec of daemonSpecs(active, dirs)) this.supervisor.ensure(spec);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
+    const configured = new Set(config.resources.map((r) => r.owner));
     for (const s of statuses.values()) {
       const p = parseOwnerKey(s.owner);
       const key = `${p.kind}/${p.name}`;
-      ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "" });
+      // details: the fields the resource publishes (its provides table), as `routerd status --json` shows them.
+      const details = result.status && configured.has(s.owner) ? (publishedStatus(result.status, key) as JsonObject) : undefined;
+      ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "", ...(details ? { details } : {}) });
     }
     for (const r of ctx.status.resources()) {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
@@ -225,12 +240,25 @@ export class Server {
     }
   }
 
+  /** Status fields only serve knows: its uplink choices' transition times, its IngressService backends' health. */
+  private facts(config: RouterConfig, health: Map<string, HealthState>, ingress: IngressSelection): Map<string, Record<string, unknown>> {
+    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date())]);
+  }
+
+  /** When each policy last moved to its current candidate (its status's lastTransitionAt). */
+  private egressFacts(): Map<string, Record<string, unknown>> {
+    const out = new Map<string, Record<string, unknown>>();
+    for (const [name, d] of this.decisions) out.set(`EgressRoutePolicy/${name}`, { lastTransitionAt: new Date(d.changedAt).toISOString() });
+    return out;
+  }
+
   private selectUplinks(policies: { metadata: { name: string }; spec: EgressRoutePolicySpec }[], health: Map<string, HealthState>, ctx: DaemonContext): Map<string, string> {
     const now = Date.now();
     const selection = new Map<string, string>();
+    const disabled = new Set(this.config ? makeConfigView(this.config).all<HealthCheckSpec>("HealthCheck").filter((h) => !h.spec.enabled).map((h) => h.metadata.name) : []);
     for (const p of policies) {
       const prev = this.decisions.get(p.metadata.name);
-      const next = selectEgress(p.spec, health, prev, now);
+      const next = selectEgress(p.spec, health, prev, now, disabled);
       if (prev && prev.active !== next.active) {
         ctx.events.emit({ topic: "egress.switched", resource: `EgressRoutePolicy/${p.metadata.name}`, message: `${prev.active} → ${next.active}`, attributes: { from: prev.active, to: next.active } });
       }

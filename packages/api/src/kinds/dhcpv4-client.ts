@@ -38,7 +38,7 @@ export const dhcpv4ClientKind = defineKind<DHCPv4ClientSpec>({
   description: "Gets the interface's address, routes and DNS servers by DHCP (routerd-dhcpv4-client); they follow the lease.",
   class: "wan-acquisition",
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["routerd.daemon", "linux.ipv4.address", "linux.ipv4.route", "file"] },
-  supportsWhen: false,
+  supportsWhen: true,
   spec: dhcpv4ClientSpec,
   status(res, ctx) {
     const device = ctx.ifname(res.spec.interface);

@@ -14,13 +14,20 @@ export const dhcpv6PrefixDelegationSpec = t.object({
   hint: t.optional(ipv6Formats.prefix().describe("prefix to ask for, e.g. 2001:db8:1000::/56 (default: the last delegated prefix)")),
   releaseOnStop: t.withDefault(t.bool().describe("send RELEASE when the client stops"), true),
   duidType: t.withDefault(t.enum("ll", "llt", "en").describe("DUID type when none is stored yet (the stored DUID always wins)"), "ll"),
+  profile: t.withDefault(
+    t.enum("default", "ntt-ngn-direct-hikari-denwa", "ntt-hgw-lan-pd").describe("provider defaults: the NTT profiles ask for a /60 with a link-layer DUID"),
+    "default",
+  ),
+  client: t.refused("routerd runs its own DHCPv6 client (routerd-dhcpv6-client)", "remove client"),
+  clientDUID: t.refused("routerd-dhcpv6-client keeps its own DUID: generated once (duidType) and stored with its state", "remove clientDUID; duidType: ll|llt|en chooses the kind"),
+  required: t.refused("a delegation is never optional here: what uses its prefix waits (Pending) until it is delegated", "remove required"),
 });
 
 export type DHCPv6PrefixDelegationSpec = Infer<typeof dhcpv6PrefixDelegationSpec>;
 
-/** The prefix length this delegation asks for (hint first), if the config says. */
+/** The prefix length this delegation asks for (hint first, then prefixLength, then the profile's), if any. */
 export function requestedLength(spec: DHCPv6PrefixDelegationSpec): number | undefined {
-  return spec.hint ? parseIpv6Prefix(spec.hint)?.length : spec.prefixLength;
+  return spec.hint ? parseIpv6Prefix(spec.hint)?.length : (spec.prefixLength ?? (spec.profile.startsWith("ntt-") ? 60 : undefined));
 }
 
 /** The delegation's runtime fact: what routerd-dhcpv6-client holds for it now. */
@@ -35,7 +42,7 @@ export const dhcpv6PrefixDelegationKind = defineKind<DHCPv6PrefixDelegationSpec>
     "Gets an IPv6 prefix delegated by DHCPv6-PD on a WAN interface (routerd-dhcpv6-client); LAN addresses and router advertisements follow it.",
   class: "wan-acquisition",
   contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "linux.ipv6.route"] },
-  supportsWhen: false,
+  supportsWhen: true,
   spec: dhcpv6PrefixDelegationSpec,
   status(res, ctx) {
     const fact = delegationFact(ctx, res.metadata.name);
@@ -64,6 +71,7 @@ export const dhcpv6PrefixDelegationKind = defineKind<DHCPv6PrefixDelegationSpec>
       ctx.error(["hint"], `the hint is a /${hint.length} but prefixLength is ${s.prefixLength}`, "drop prefixLength or make them agree");
     }
     if (hint && hint.length > 64) ctx.error(["hint"], "a prefix longer than /64 cannot number a LAN");
+    if (s.profile.startsWith("ntt-") && s.duidType !== "ll") ctx.error(["duidType"], `the ${s.profile} profile needs a link-layer DUID`, "remove duidType (ll is the default)");
     for (const other of ctx.all<DHCPv6PrefixDelegationSpec>("DHCPv6PrefixDelegation")) {
       if (other.index < res.index && other.spec.interface === s.interface) {
         ctx.error(["interface"], `Interface ${s.interface} already runs DHCPv6PrefixDelegation/${other.metadata.name}`, "one client per interface: port 546 is bound per interface");

@@ -2,7 +2,10 @@ import { formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 
-export const hostnameSpec = t.object({ hostname: formats.hostname() });
+export const hostnameSpec = t.object({
+  hostname: formats.hostname(),
+  managed: t.withDefault(t.bool().describe("false: only observe the host name, never set it"), true),
+});
 export type HostnameSpec = Infer<typeof hostnameSpec>;
 
 export const hostnameKind = defineKind<HostnameSpec>({
@@ -20,6 +23,6 @@ export const hostnameKind = defineKind<HostnameSpec>({
     if (all.length > 1 && all[0] !== res) ctx.error(["hostname"], `only one Hostname resource is allowed (first is Hostname/${all[0]!.metadata.name})`);
   },
   intents: (res) => [
-    { kind: "linux.hostname", name: "system", owner: res.owner, action: "ensure", applyWith: "hostname", attributes: { hostname: res.spec.hostname } },
+    { kind: "linux.hostname", name: "system", owner: res.owner, action: res.spec.managed ? "ensure" : "observe", applyWith: "hostname", attributes: { hostname: res.spec.hostname } },
   ],
 });

@@ -175,7 +175,7 @@ export const ingressServiceKind = defineKind<IngressServiceSpec>({
   spec: ingressServiceSpec,
   provides: INGRESS_SERVICE_PROVIDES,
   // The spec's fields; which backends are healthy and active comes from routerd serve's probes (facts).
-  status: (res) => ingressServiceStatus(res),
+  status: (res, _ctx, facts) => ingressServiceStatus(res, facts),
   check(res, ctx) {
     const s = res.spec;
     checkBackends(res, (p, m, h) => ctx.error(p, m, h));

@@ -7,7 +7,10 @@ export const interfaceSpec = t.object({
   ifname: t.optional(formats.ifname().describe("Linux interface name; defaults to metadata.name")),
   managed: t.withDefault(t.bool().describe("false: routerd only observes the link (never changes it)"), true),
   adminUp: t.withDefault(t.bool().describe("bring the link administratively up"), true),
-  mtu: t.optional(t.int({ min: 68, max: 65535 }).describe("link MTU")),
+  mtu: t.optional(t.int({ min: 68, max: 65535 }).describe("link MTU; on an unmanaged interface the MTU it is expected to have (reported by plan, never changed)")),
+  owner: t.optional(
+    t.enum("routerd", "external").describe("who brings the link into existence; routerd never creates or deletes an Interface's link either way (managed decides whether it changes it)"),
+  ),
 });
 
 export type InterfaceSpec = Infer<typeof interfaceSpec>;
@@ -18,7 +21,7 @@ export const interfaceKind = defineKind<InterfaceSpec>({
   description: "A network interface routerd refers to; managed interfaces get their admin state and MTU reconciled.",
   class: "link",
   contract: { type: "ArtifactKinds", artifactKinds: ["linux.link"] },
-  supportsWhen: false,
+  supportsWhen: true,
   spec: interfaceSpec,
   ifname: (res) => res.spec.ifname ?? res.metadata.name,
   status(res, ctx) {
@@ -36,15 +39,12 @@ export const interfaceKind = defineKind<InterfaceSpec>({
     };
   },
   provides: { ifname: "string", addresses: "stringList", ipv4Addresses: "stringList", ipv6Addresses: "stringList", primaryIPv4: "string", primaryIPv6: "string", macAddress: "string" },
-  check(res, ctx) {
-    if (!res.spec.managed && res.spec.mtu !== undefined) {
-      ctx.error(["mtu"], "an unmanaged interface cannot set mtu", "set managed: true, or remove mtu");
-    }
-  },
   intents(res) {
     const ifname = res.spec.ifname ?? res.metadata.name;
     if (!res.spec.managed) {
-      return [{ kind: "linux.link", name: artifactNames.link(ifname), owner: res.owner, action: "observe", applyWith: "ip-batch", attributes: { ifname } }];
+      // An expected MTU is only compared: plan says when the link differs.
+      const mtu = res.spec.mtu !== undefined ? { mtu: res.spec.mtu } : {};
+      return [{ kind: "linux.link", name: artifactNames.link(ifname), owner: res.owner, action: "observe", applyWith: "ip-batch", attributes: { ifname, ...mtu } }];
     }
     return [
       {

@@ -10,6 +10,8 @@ export const ipAddressSetSpec = t.object({
     t.union<string>("an IPv4 address or prefix", formats.ipv4(), formats.ipv4Cidr()),
     { minItems: 1, unique: true },
   ),
+  names: t.refused("routerd does not resolve host names into sets", "list the addresses (addresses: [...])"),
+  refreshInterval: t.refused("routerd does not resolve host names into sets, so there is nothing to refresh", "remove refreshInterval"),
 });
 
 export type IPAddressSetSpec = Infer<typeof ipAddressSetSpec>;
@@ -28,7 +30,7 @@ export const ipAddressSetKind = defineKind<IPAddressSetSpec>({
   description: "A named set of addresses and prefixes, rendered as an nftables set in every table that uses it.",
   class: "address-set",
   contract: { type: "ArtifactKinds", artifactKinds: ["nft.set"] },
-  supportsWhen: false,
+  supportsWhen: true,
   spec: ipAddressSetSpec,
   status: (res) => ({ fields: { addresses: res.spec.addresses, ipv4Addresses: res.spec.addresses, ipv6Addresses: [] } }),
   provides: { addresses: "stringList", ipv4Addresses: "stringList", ipv6Addresses: "stringList", updatedAt: "timestamp" },

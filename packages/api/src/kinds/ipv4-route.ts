@@ -2,6 +2,7 @@ import { MAIN_TABLE, artifactNames } from "@routerd/resource";
 import { formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import { dependsOn, fromSource } from "../status-source.js";
 
 export const routeTableSchema = t.union<number | string>(
   "a table id (1-252, 256-4294967295) or \"main\"",
@@ -16,7 +17,11 @@ export function tableId(value: number | string | undefined): number {
 export const ipv4RouteSpec = t.object({
   destination: formats.ipv4Cidr().describe("destination prefix, or \"default\""),
   gateway: t.optional(formats.ipv4().describe("next hop")),
-  device: t.optional(t.interfaceRef().describe("the Interface resource to route out of")),
+  gatewayFrom: t.optional(fromSource({ format: "ipv4", into: "gateway" }).describe("the next hop from another resource's status, e.g. {resource: DHCPv4Client/wan, field: gateway}")),
+  device: t.optional(t.interfaceRef().describe("the interface to route out of")),
+  deviceFrom: t.optional(fromSource({ format: "ifname", into: "device" }).describe("the device from status, e.g. {resource: Interface/wan, field: ifname}")),
+  preferredSource: t.optional(formats.ipv4().describe("preferred source address of the route (ip route ... src)")),
+  dependsOn: t.optional(dependsOn().describe("stay Pending, keeping what exists, until these hold")),
   metric: t.withDefault(t.int({ min: 0, max: 4294967295 }), 0),
   table: t.withDefault(routeTableSchema, "main"),
   type: t.withDefault(t.enum("unicast", "blackhole"), "unicast"),
@@ -36,16 +41,16 @@ export const ipv4RouteKind = defineKind<IPv4RouteSpec>({
   spec: ipv4RouteSpec,
   status: (res, ctx) => {
     const s = res.spec;
-    return { fields: { type: s.type, destination: s.destination, device: s.device && ctx.ifname(s.device), gateway: s.gateway, metric: s.metric, dryRun: false } };
+    return { fields: { type: s.type, destination: s.destination, device: s.device && ctx.ifname(s.device), gateway: s.gateway, preferredSource: s.preferredSource, metric: s.metric, dryRun: false } };
   },
   provides: { type: "string", destination: "string", device: "string", gateway: "string", preferredSource: "string", metric: "int", dryRun: "bool" },
   check(res, ctx) {
     const s = res.spec;
-    if (s.type === "unicast" && !s.gateway && !s.device) {
+    if (s.type === "unicast" && !s.gateway && !s.device && !s.gatewayFrom && !s.deviceFrom) {
       ctx.error([], "a unicast route needs a gateway, a device or both");
     }
-    if (s.type === "blackhole" && (s.gateway || s.device)) {
-      ctx.error([s.gateway ? "gateway" : "device"], "a blackhole route takes no gateway or device");
+    if (s.type === "blackhole" && (s.gateway || s.device || s.gatewayFrom || s.deviceFrom || s.preferredSource)) {
+      ctx.error([s.gateway ? "gateway" : s.device ? "device" : s.gatewayFrom ? "gatewayFrom" : s.deviceFrom ? "deviceFrom" : "preferredSource"], "a blackhole route takes no gateway, device or preferred source");
     }
     const id = tableId(s.table);
     if (RESERVED.has(id)) ctx.error(["table"], `table ${id} is reserved by the kernel`, "use main or a table from 1-252");
@@ -67,6 +72,7 @@ export const ipv4RouteKind = defineKind<IPv4RouteSpec>({
           type: s.type,
           ...(s.gateway ? { gateway: s.gateway } : {}),
           ...(s.device ? { device: ctx.ifname(s.device) } : {}),
+          ...(s.preferredSource && s.type !== "blackhole" ? { preferredSource: s.preferredSource } : {}),
         },
       },
     ];

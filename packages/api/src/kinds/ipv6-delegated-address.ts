@@ -2,19 +2,25 @@ import { artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { API_GROUPS, defineKind, type ConfigView, type Resource } from "../kind.js";
 import type { DelegatedPrefix } from "../runtime.js";
 import { t, type Infer } from "../schema.js";
+import { dependsOn } from "../status-source.js";
 import { delegationFact, requestedLength, type DHCPv6PrefixDelegationSpec } from "./dhcpv6-prefix-delegation.js";
 import { deriveLanAddress, ipv6Formats, parseSubnetId, subnetCount } from "./ipv6-prefix.js";
 
 /** RFC 8415's "infinity" lifetime. */
 export const INFINITE_LIFETIME = 0xffffffff;
 
-export const ipv6DelegatedAddressSpec = t.object({
-  prefixDelegation: t.ref("DHCPv6PrefixDelegation").describe("the delegation to number from"),
-  interface: t.interfaceRef().describe("the LAN Interface that gets <prefix>:<subnetID>::<suffix>/64"),
-  subnetID: t.withDefault(ipv6Formats.subnetId().describe("which /64 of the delegated prefix (0 = the first)"), 0),
-  addressSuffix: t.withDefault(ipv6Formats.suffix().describe("the router's interface identifier in that /64"), "::1"),
-  announce: t.withDefault(t.bool().describe("an IPv6RouterAdvertisement on the interface announces this /64"), true),
-});
+export const ipv6DelegatedAddressSpec = t.object(
+  {
+    prefixDelegation: t.ref("DHCPv6PrefixDelegation").describe("the delegation to number from"),
+    interface: t.interfaceRef().describe("the LAN Interface that gets <prefix>:<subnetID>::<suffix>/64"),
+    subnetID: t.withDefault(ipv6Formats.subnetId().describe("which /64 of the delegated prefix (0 = the first)"), 0),
+    addressSuffix: t.withDefault(ipv6Formats.suffix().describe("the router's interface identifier in that /64"), "::1"),
+    prefixLength: t.withDefault(t.int({ min: 64, max: 128 }).describe("prefix length the address is installed with (a /64 is what router advertisements announce)"), 64),
+    announce: t.withDefault(t.bool().describe("an IPv6RouterAdvertisement on the interface announces this /64"), true),
+    dependsOn: t.optional(dependsOn().describe("stay Pending, keeping what exists, until these hold")),
+  },
+  { aliases: { sendRA: "announce" } },
+);
 
 export type IPv6DelegatedAddressSpec = Infer<typeof ipv6DelegatedAddressSpec>;
 
@@ -53,11 +59,11 @@ export const ipv6DelegatedAddressKind = defineKind<IPv6DelegatedAddressSpec>({
     "A LAN /64 numbered from a delegated prefix (<prefix>:<subnetID>::<suffix>/64); it follows the lease and is removed when the prefix changes or is lost.",
   class: "address",
   contract: { type: "TeardownLifecycle", teardown: "resource", artifactKinds: ["linux.ipv6.address"] },
-  supportsWhen: false,
+  supportsWhen: true,
   spec: ipv6DelegatedAddressSpec,
   status(res, ctx) {
     const { address, fact } = delegatedLanAddress(res, ctx);
-    const fields = { interface: res.spec.interface, prefixSource: `DHCPv6PrefixDelegation/${res.spec.prefixDelegation}`, address: address && `${address.address}/64`, dryRun: false };
+    const fields = { interface: res.spec.interface, prefixSource: `DHCPv6PrefixDelegation/${res.spec.prefixDelegation}`, address: address && `${address.address}/${res.spec.prefixLength}`, dryRun: false };
     return fact.state === "unknown" ? { fields, unknown: `delegated prefix unknown (${fact.reason})` } : { fields };
   },
   provides: { address: "string", interface: "string", prefixSource: "string", dryRun: "bool" },
@@ -70,6 +76,7 @@ export const ipv6DelegatedAddressKind = defineKind<IPv6DelegatedAddressSpec>({
       ctx.error(["subnetID"], `subnet ID ${id} does not fit in the ${64 - length} bits a /${length} leaves for /64s (0-${subnetCount(length) - 1n})`);
     }
     if (pd && pd.spec.interface === s.interface) ctx.error(["interface"], "is the delegation's own WAN interface; delegated /64s belong on LAN interfaces");
+    if (s.prefixLength !== 64 && s.announce) ctx.error(["prefixLength"], `router advertisements announce /64s; a /${s.prefixLength} address is not announced`, "set announce: false, or prefixLength: 64");
     for (const other of ctx.all<IPv6DelegatedAddressSpec>("IPv6DelegatedAddress")) {
       if (other.index >= res.index || other.spec.prefixDelegation !== s.prefixDelegation) continue;
       if (parseSubnetId(other.spec.subnetID) === id) ctx.error(["subnetID"], `/64 number ${id} of ${s.prefixDelegation} is already used by IPv6DelegatedAddress/${other.metadata.name}`);
@@ -87,14 +94,14 @@ export const ipv6DelegatedAddressKind = defineKind<IPv6DelegatedAddressSpec>({
     if (!a) return out;
     out.push({
       kind: "linux.ipv6.address",
-      name: artifactNames.ipv6Address(a.ifname, a.address, 64),
+      name: artifactNames.ipv6Address(a.ifname, a.address, res.spec.prefixLength),
       owner: res.owner,
       action: "ensure",
       applyWith: "ip-batch",
       attributes: {
         ifname: a.ifname,
         address: a.address,
-        prefixLength: 64,
+        prefixLength: res.spec.prefixLength,
         ...(a.validUntil ? { validUntil: a.validUntil } : {}),
         ...(a.preferredUntil ? { preferredUntil: a.preferredUntil } : {}),
       },

@@ -6,9 +6,14 @@ import { loadConfig } from "../load.js";
 import { runtimeFrom, type DelegatedPrefix, type RuntimeFact } from "../runtime.js";
 import { delegatedInformation, type DHCPv6InformationSpec } from "./dhcpv6-information.js";
 import { kindDefinition } from "./index.js";
-import { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix } from "./ipv6-prefix.js";
+import { makeStatusView } from "../status-view.js";
+import { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, parseSubnetId } from "./ipv6-prefix.js";
 
 describe("IPv6 prefix arithmetic", () => {
+  it("parses a subnet ID as the original does: decimal, then 0x hex, then bare hex", () => {
+    expect([0, "0", "1", "10", "0x1f", "1f", "a", "0X10"].map((v) => parseSubnetId(v))).toEqual([0n, 0n, 1n, 10n, 31n, 31n, 10n, 16n]);
+  });
+
   it("prints addresses the way iproute2 does (RFC 5952)", () => {
     const cases: [string, string][] = [
       ["2001:0DB8:0000:0000:0000:0000:0000:0001", "2001:db8::1"],
@@ -154,10 +159,18 @@ describe("DHCPv6Information's DNS servers", () => {
   };
 
   it("come from the delegation while it is held, and stay as last reported after a loss", () => {
-    expect(infoWith({ state: "present", value: prefix })).toEqual({ dnsServers: ["2001:db8::53"], domainSearch: ["example.net"] });
-    expect(infoWith({ state: "absent", last: { dnsServers: ["2001:db8::54"], domainSearch: [] } })).toEqual({ dnsServers: ["2001:db8::54"], domainSearch: [] });
-    expect(infoWith({ state: "absent" })).toEqual({ dnsServers: [], domainSearch: [] });
-    expect(infoWith(undefined)).toEqual({ dnsServers: [], domainSearch: [] });
+    expect(infoWith({ state: "present", value: prefix })).toEqual({ dnsServers: ["2001:db8::53"], domainSearch: ["example.net"], sntpServers: [] });
+    expect(infoWith({ state: "absent", last: { dnsServers: ["2001:db8::54"], domainSearch: [], aftrName: "aftr.example" } })).toEqual({ dnsServers: ["2001:db8::54"], domainSearch: [], sntpServers: [], aftrName: "aftr.example" });
+    expect(infoWith({ state: "absent" })).toEqual({ dnsServers: [], domainSearch: [], sntpServers: [] });
+    expect(infoWith(undefined)).toEqual({ dnsServers: [], domainSearch: [], sntpServers: [] });
+  });
+
+  it("on the WAN (the original's meaning) only publishes what the delegation's server said, as far as request asks", () => {
+    const { view, by } = intentsWith({ state: "present", value: { ...prefix, sntpServers: ["2001:db8::123"], aftrName: "aftr.example" } }, doc("DHCPv6Information", "wan-info", "{ interface: wan, request: [aftr-name, dns-servers] }"));
+    expect(by("DHCPv6Information", "wan-info").intents.map((i) => [i.kind, i.action])).toEqual([["linux.link", "observe"]]);
+    const info = makeStatusView({ config: view.config, runtime: view.runtime }).published("DHCPv6Information/wan-info");
+    expect(info.fields).toEqual({ source: "DHCPv6PrefixDelegation/isp", dnsServers: ["2001:db8::53"], aftrName: "aftr.example" });
+    expect(errorsOf(doc("DHCPv6Information", "wan-info", "{ interface: wan }"))).toEqual([]);
   });
 });
 
@@ -182,7 +195,7 @@ describe("semantic rules", () => {
         doc("IPv6DelegatedAddress", "d", "{ prefixDelegation: isp, interface: wan, addressSuffix: '::' }"),
         doc("IPv6RouterAdvertisement", "ra", "{ interface: guest, prefixFrom: [a, b], mFlag: true, interval: 2s }"),
         doc("DHCPv6Server", "srv", "{ interface: lan, mode: stateful }"),
-        doc("DHCPv6Information", "info", "{ interface: wan }"),
+        doc("DHCPv6Information", "info", "{ interface: lan, request: [dns-servers] }"),
       ),
     ).toEqual([
       ["DHCPv6PrefixDelegation/isp2", "spec.interface", expect.stringMatching(/already runs DHCPv6PrefixDelegation\/isp/)],
@@ -196,8 +209,8 @@ describe("semantic rules", () => {
       ["IPv6RouterAdvertisement/ra", "spec.interval", expect.stringMatching(/between 4s and 30m/)],
       ["DHCPv6Server/srv", "spec.addressPool", expect.stringMatching(/mode stateful needs an addressPool/)],
       ["DHCPv6Server/srv", "spec.interface", expect.stringMatching(/Interface lan has no IPv6RouterAdvertisement/)],
-      ["DHCPv6Information/info", "spec.prefixDelegation", expect.stringMatching(/no IPv6DelegatedAddress on Interface wan/)],
-      ["DHCPv6Information/info", "spec.interface", expect.stringMatching(/Interface wan has no IPv6RouterAdvertisement/)],
+      ["DHCPv6Information/info", "spec.interface", expect.stringMatching(/Interface lan has no IPv6RouterAdvertisement/)],
+      ["DHCPv6Information/info", "spec.request", expect.stringMatching(/only applies on the WAN/)],
     ]);
   });
 });

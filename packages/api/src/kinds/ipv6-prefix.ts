@@ -65,8 +65,11 @@ export function subnetCount(length: number): bigint {
   return length > 64 ? 0n : 1n << BigInt(64 - length);
 }
 
+/** As the original parses a subnet ID: an integer, a decimal string, "0x" hex, then bare hex ("1f"). */
 export function parseSubnetId(v: number | string): bigint {
-  return typeof v === "number" ? BigInt(v) : BigInt(v);
+  if (typeof v === "number") return BigInt(v);
+  if (/^\d+$/.test(v)) return BigInt(v);
+  return BigInt(v.startsWith("0x") || v.startsWith("0X") ? v : `0x${v}`);
 }
 
 /** The interface identifier (low 64 bits) of a suffix such as "::1"; undefined when it has upper bits. */
@@ -109,7 +112,11 @@ export const ipv6Formats = {
         return s === 0n ? "the all-zero identifier is the subnet-router anycast address" : undefined;
       },
     }),
-  /** A subnet number: an integer or a hex string such as "0x1f". */
+  /** A subnet number: an integer, or a string: decimal ("10"), "0x" hex ("0x1f"), then bare hex ("1f"). */
   subnetId: () =>
-    t.union<number | string>("an integer or a hex string like 0x1f", t.int({ min: 0, max: 2 ** 32 - 1 }), t.string({ pattern: /^0x[0-9a-fA-F]{1,16}$/ })),
+    t.union<number | string>(
+      "an integer, or a string: decimal like \"1\", hex like \"0x1f\" or \"1f\"",
+      t.int({ min: 0, max: 2 ** 32 - 1 }),
+      t.string({ pattern: /^(0[xX])?[0-9a-fA-F]{1,16}$/ }),
+    ),
 };

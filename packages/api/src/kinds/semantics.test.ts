@@ -39,12 +39,12 @@ const cases: Case[] = [
   {
     name: "IPv4Route blackhole with a gateway",
     resources: [res("IPv4Route", "r", "{ destination: 10.0.0.0/8, type: blackhole, gateway: 192.0.2.1 }")],
-    errors: [["IPv4Route/r", "spec.gateway", /a blackhole route takes no gateway or device/]],
+    errors: [["IPv4Route/r", "spec.gateway", /a blackhole route takes no gateway, device or preferred source/]],
   },
   {
     name: "IPv4Route blackhole with a device",
     resources: [res("IPv4Route", "r", "{ destination: 10.0.0.0/8, type: blackhole, device: wan }")],
-    errors: [["IPv4Route/r", "spec.device", /takes no gateway or device/]],
+    errors: [["IPv4Route/r", "spec.device", /takes no gateway, device or preferred source/]],
   },
   {
     name: "IPv4Route unicast with neither gateway nor device",
@@ -176,11 +176,6 @@ const cases: Case[] = [
     name: "two IPv4StaticAddresses with the same address",
     resources: [res("IPv4StaticAddress", "a", "{ interface: lan, address: 192.168.1.1/24 }"), res("IPv4StaticAddress", "b", "{ interface: dmz, address: 192.168.1.1/25 }")],
     errors: [["IPv4StaticAddress/b", "spec.address", /already assigned by IPv4StaticAddress\/a/]],
-  },
-  {
-    name: "an unmanaged interface with an mtu",
-    resources: [res("Interface", "ext", "{ managed: false, mtu: 1400 }")],
-    errors: [["Interface/ext", "spec.mtu", /an unmanaged interface cannot set mtu/]],
   },
   {
     name: "two Hostnames, two RouterdClusters, a short lease ttl",

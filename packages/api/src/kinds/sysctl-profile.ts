@@ -28,6 +28,7 @@ export type SysctlProfileName = keyof typeof SYSCTL_PROFILES;
 export const sysctlProfileSpec = t.object({
   profile: t.enum(...(Object.keys(SYSCTL_PROFILES) as SysctlProfileName[])),
   overrides: t.withDefault(t.map(formats.sysctlKey(), sysctlValue).describe("keys to add or change"), {}),
+  runtime: t.withDefault(t.bool().describe("set the running kernel's values (false: only the persistent file)"), true),
   persistent: t.withDefault(t.bool(), false),
 });
 
@@ -71,5 +72,5 @@ export const sysctlProfileKind = defineKind<SysctlProfileSpec>({
   status: (res) => ({ fields: { profile: res.spec.profile, dryRun: false } }),
   provides: { profile: "string", dryRun: "bool" },
   intents: (res, ctx) =>
-    Object.entries(profileValues(res.spec, ctx)).flatMap(([key, value]) => sysctlIntents(res.owner, key, value, res.spec.persistent)),
+    Object.entries(profileValues(res.spec, ctx)).flatMap(([key, value]) => sysctlIntents(res.owner, key, value, res.spec.persistent, { runtime: res.spec.runtime })),
 });

@@ -25,15 +25,31 @@ export const sysctlValue = new SysctlValueSchema();
 export const sysctlSpec = t.object({
   key: formats.sysctlKey(),
   value: sysctlValue,
+  runtime: t.withDefault(t.bool().describe("set the running kernel's value (false: only the persistent file)"), true),
   persistent: t.withDefault(t.bool().describe(`also write the value to ${SYSCTL_PERSIST_FILE}`), false),
+  optional: t.withDefault(t.bool().describe("a key this kernel does not have is skipped instead of failing"), false),
+  compare: t.withDefault(t.enum("exact", "atLeast").describe("atLeast: a larger value on the host is left as it is"), "exact"),
+  expectedValue: t.optional(sysctlValue.describe("what the kernel reports once the value is set, when it differs from what is written")),
 });
 
 export type SysctlSpec = Infer<typeof sysctlSpec>;
 
-export function sysctlIntents(owner: OwnerKey, key: string, value: string, persistent: boolean): ArtifactIntent[] {
-  const out: ArtifactIntent[] = [
-    { kind: "linux.sysctl", name: key, owner, action: "ensure", applyWith: "sysctl", attributes: { key, value } },
-  ];
+/** How the running value is compared and written; only what differs from the plain case is recorded. */
+export interface SysctlOptions {
+  runtime?: boolean;
+  optional?: boolean;
+  compare?: "exact" | "atLeast";
+  expectedValue?: string;
+}
+
+export function sysctlIntents(owner: OwnerKey, key: string, value: string, persistent: boolean, opts: SysctlOptions = {}): ArtifactIntent[] {
+  const extra = {
+    ...(opts.optional ? { optional: true } : {}),
+    ...(opts.compare === "atLeast" ? { compare: "atLeast" } : {}),
+    ...(opts.expectedValue !== undefined ? { expectedValue: opts.expectedValue } : {}),
+  };
+  const out: ArtifactIntent[] =
+    opts.runtime === false ? [] : [{ kind: "linux.sysctl", name: key, owner, action: "ensure", applyWith: "sysctl", attributes: { key, value, ...extra } }];
   if (persistent) {
     out.push({
       kind: "file",
@@ -57,5 +73,9 @@ export const sysctlKind = defineKind<SysctlSpec>({
   spec: sysctlSpec,
   status: (res) => ({ fields: { key: res.spec.key, value: res.spec.value, dryRun: false } }),
   provides: { key: "string", value: "string", dryRun: "bool" },
-  intents: (res) => sysctlIntents(res.owner, res.spec.key, res.spec.value, res.spec.persistent),
+  check(res, ctx) {
+    if (!res.spec.runtime && !res.spec.persistent) ctx.error(["runtime"], "with runtime: false and persistent: false nothing is set", "set persistent: true, or remove runtime");
+    if (res.spec.compare === "atLeast" && !/^-?\d+$/.test(res.spec.expectedValue ?? res.spec.value)) ctx.error(["compare"], "atLeast compares integers", "use compare: exact for this value");
+  },
+  intents: (res) => sysctlIntents(res.owner, res.spec.key, res.spec.value, res.spec.persistent, res.spec),
 });

@@ -11,6 +11,7 @@ function routeSpec(attrs: Attributes): string {
   if (a(attrs, "type") !== "blackhole") {
     if (a(attrs, "gateway")) parts.push("via", String(a(attrs, "gateway")));
     if (a(attrs, "device")) parts.push("dev", String(a(attrs, "device")));
+    if (a(attrs, "preferredSource")) parts.push("src", String(a(attrs, "preferredSource")));
   }
   parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0));
   return parts.join(" ");

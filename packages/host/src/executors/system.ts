@@ -19,7 +19,13 @@ export function writeSysctl(attrs: Attributes): void {
   const key = String(attrs.key);
   const m = DEFAULT_KEY.exec(key);
   const keep = m ? linkValues(m[1]!, m[2]!) : [];
-  writeFileSync(sysctlPath(key), `${String(attrs.value)}\n`);
+  try {
+    writeFileSync(sysctlPath(key), `${String(attrs.value)}\n`);
+  } catch (err) {
+    // An optional key this kernel does not have is skipped (plan says so).
+    if (attrs.optional && (err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
   for (const [path, value] of keep) {
     if (readFileSync(path, "utf8") !== value) writeFileSync(path, value);
   }

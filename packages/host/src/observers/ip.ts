@@ -26,6 +26,7 @@ interface IpRoute {
   metric?: number;
   protocol?: string;
   scope?: string;
+  prefsrc?: string;
 }
 
 interface IpRule {
@@ -151,6 +152,7 @@ export async function observeRoutes(ctx: HostContext): Promise<ObservedArtifact[
           type: r.type ?? "unicast",
           ...(r.gateway ? { gateway: r.gateway } : {}),
           ...(r.dev ? { device: r.dev } : {}),
+          ...(r.prefsrc ? { preferredSource: r.prefsrc } : {}),
           ...(r.protocol ? { protocol: r.protocol } : {}),
         },
       };

@@ -7,7 +7,9 @@
 // sends no router advertisement at all.
 import {
   delegatedInformation,
+  dhcpv6DnsServers,
   durationMs,
+  poolLeaseTime,
   ipv6LanServices,
   type ConfigView,
   type IPv6RouterAdvertisementSpec,
@@ -22,15 +24,16 @@ const union = (...lists: string[][]) => [...new Set(lists.flat())];
 function rangeLine(lan: Ipv6LanServices, ifname: string, tag: string): string {
   const pool = lan.server?.spec.addressPool;
   const head = `dhcp-range=set:${tag}`;
-  const cap = lan.ra.spec.lifetimes.prefix !== undefined ? `,${seconds(lan.ra.spec.lifetimes.prefix)}` : "";
+  const limit = lan.ra.spec.lifetimes.prefix ?? lan.ra.spec.validLifetime;
+  const cap = limit !== undefined ? `,${seconds(limit)}` : "";
   switch (lan.mode) {
     case "ra-only":
     case "ra-stateless":
       return `${head},::,constructor:${ifname},${lan.mode},64${cap}`;
     case "stateful":
-      return `${head},${pool!.start},${pool!.end},constructor:${ifname},64,${seconds(pool!.leaseTime)}`;
+      return `${head},${pool!.start},${pool!.end},constructor:${ifname},64,${seconds(poolLeaseTime(lan.server!.spec))}`;
     case "both":
-      return `${head},${pool!.start},${pool!.end},constructor:${ifname},slaac,64,${seconds(pool!.leaseTime)}`;
+      return `${head},${pool!.start},${pool!.end},constructor:${ifname},slaac,64,${seconds(poolLeaseTime(lan.server!.spec))}`;
   }
 }
 
@@ -47,8 +50,9 @@ function lanLines(view: ConfigView, lan: Ipv6LanServices): string[] {
   const ifname = view.ifname(lan.ra.spec.interface);
   const tag = tagOf(ifname);
   const owners = [lan.ra, lan.server, lan.information].filter((r) => r !== undefined).map((r) => `${r.kind}/${r.metadata.name}`);
-  const info = lan.information ? delegatedInformation(view, lan.information.spec) : { dnsServers: [], domainSearch: [] };
-  const dns = union(lan.ra.spec.rdnss, lan.server?.spec.dnsServers ?? [], info.dnsServers);
+  const info = lan.information ? delegatedInformation(view, lan.information.spec) : { dnsServers: [], domainSearch: [], sntpServers: [] };
+  const dns = union(lan.ra.spec.rdnss, lan.server ? dhcpv6DnsServers(view, lan.server.spec) : [], info.dnsServers);
+  const sntp = union(lan.server?.spec.sntpServers ?? [], info.sntpServers);
   const search = union(lan.ra.spec.dnssl, lan.server?.spec.domainSearch ?? [], info.domainSearch);
   const lines = [`# ${owners.join(", ")}`, `interface=${ifname}`, rangeLine(lan, ifname, tag)];
   // A range without ra-* or slaac gets router advertisements only with enable-ra.
@@ -57,6 +61,7 @@ function lanLines(view: ConfigView, lan: Ipv6LanServices): string[] {
   // Tagged with the range: once no prefix is left on the interface they are not announced either.
   if (dns.length) lines.push(`dhcp-option=tag:${tag},option6:dns-server,${dns.map((a) => `[${a}]`).join(",")}`);
   if (search.length) lines.push(`dhcp-option=tag:${tag},option6:domain-search,${search.join(",")}`);
+  if (sntp.length) lines.push(`dhcp-option=tag:${tag},option6:sntp-server,${sntp.map((a) => `[${a}]`).join(",")}`);
   return lines;
 }
 

@@ -1,8 +1,8 @@
 // ip routerd_policy: marks new connections of an EgressRoutePolicy with the active candidate's fwmark and
 // restores the connection's mark on every packet, so switching uplinks moves only new connections.
 import { FWMARK_MAX, FWMARK_MIN } from "@routerd/resource";
-import { NFT_TABLES, fwmarkValue, type ConfigView, type EgressRoutePolicySpec } from "@routerd/api";
-import { addressAlternatives, join, setDefs } from "./matches.js";
+import { NFT_TABLES, candidateDevice, fwmarkValue, liveCandidates, type ConfigView, type EgressRoutePolicySpec, type NumberedCandidate } from "@routerd/api";
+import { addressAlternatives, exclusion, join, setDefs } from "./matches.js";
 import { ifnameMatch, renderTable } from "./text.js";
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -15,15 +15,20 @@ export function renderPolicyTable(view: ConfigView, selection: EgressSelection):
   const range = `${hex(FWMARK_MIN)}-${hex(FWMARK_MAX)}`;
   const rules: string[] = [];
   for (const p of policies) {
-    const active = p.spec.candidates.find((c) => c.name === selection.get(p.metadata.name)) ?? p.spec.candidates[0]!;
+    // The view holds policies with their numbers filled in (configured or allocated).
+    const live = liveCandidates(p.spec) as NumberedCandidate[];
+    const active = live.find((c) => c.name === selection.get(p.metadata.name)) ?? live[0];
+    if (!active || live.some((c) => c.mark === undefined)) continue;
     rules.push(`# EgressRoutePolicy/${p.metadata.name}: active candidate ${active.name}`);
     // Connections arriving on an uplink leave through it too (replies of port forwards, say).
-    for (const c of p.spec.candidates) {
-      rules.push(join(ifnameMatch("iifname", [view.ifname(c.interface)]), "ct state new", `ct mark set ${hex(fwmarkValue(c.mark))}`));
+    for (const c of live) {
+      rules.push(join(ifnameMatch("iifname", [candidateDevice(c, view)]), "ct state new", `ct mark set ${hex(fwmarkValue(c.mark))}`));
     }
+    const dsts = [...(p.spec.destinationSet ? [p.spec.destinationSet] : []), ...p.spec.destinationSetRefs];
+    const excluded = exclusion("daddr", p.spec.excludeDestinationCIDRs, p.spec.excludeDestinationSetRefs);
     for (const src of addressAlternatives("saddr", p.spec.sourceCIDRs, p.spec.sourceSet)) {
-      for (const dst of addressAlternatives("daddr", p.spec.destinationCIDRs, p.spec.destinationSet)) {
-        rules.push(join(src, dst, "ct state new", `ct mark set ${hex(fwmarkValue(active.mark))}`));
+      for (const dst of addressAlternatives("daddr", p.spec.destinationCIDRs, dsts)) {
+        rules.push(join(src, dst, excluded, "ct state new", `ct mark set ${hex(fwmarkValue(active.mark))}`));
       }
     }
   }
@@ -32,7 +37,7 @@ export function renderPolicyTable(view: ConfigView, selection: EgressSelection):
   // table. Traffic towards the LAN is still routed by the main table thanks to the policy's
   // suppress_prefixlength rule, so a port forward's packets do not bounce back out of the uplink.
   if (policies.length) rules.push(`ct mark ${range} meta mark set ct mark`);
-  const sets = setDefs(view, policies.flatMap((p) => [p.spec.sourceSet, p.spec.destinationSet]));
+  const sets = setDefs(view, policies.flatMap((p) => [p.spec.sourceSet, p.spec.destinationSet, p.spec.destinationSetRefs, p.spec.excludeDestinationSetRefs]));
   return renderTable(NFT_TABLES.policy.family, NFT_TABLES.policy.table, sets, [
     { name: "prerouting", hook: "type filter hook prerouting priority mangle; policy accept;", rules },
   ]);
@@ -42,8 +47,8 @@ export function renderPolicyTable(view: ConfigView, selection: EgressSelection):
 export function defaultSelection(view: ConfigView): Map<string, string> {
   const out = new Map<string, string>();
   for (const p of view.all<EgressRoutePolicySpec>("EgressRoutePolicy")) {
-    const best = [...p.spec.candidates].sort((a, b) => b.weight - a.weight)[0]!;
-    out.set(p.metadata.name, best.name);
+    const best = [...liveCandidates(p.spec)].sort((a, b) => b.weight - a.weight)[0];
+    if (best) out.set(p.metadata.name, best.name);
   }
   return out;
 }

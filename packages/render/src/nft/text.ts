@@ -35,12 +35,11 @@ export class Block {
   }
 }
 
-export interface NftSetDef {
-  name: string;
-  elements: readonly string[];
-}
+/** A set of addresses: its elements (an IPAddressSet), or filled by rules (dynamic: a connection limit's meter). */
+export type NftSetDef = { name: string; elements: readonly string[]; dynamic?: undefined } | { name: string; dynamic: true; elements?: undefined };
 
 export function renderSet(set: NftSetDef): string[] {
+  if (set.dynamic) return [`set ${set.name} {`, "\ttype ipv4_addr", "\tsize 65535", "\tflags dynamic", "}"];
   return [`set ${set.name} {`, "\ttype ipv4_addr", "\tflags interval", `\telements = { ${[...set.elements].sort().join(", ")} }`, "}"];
 }
 

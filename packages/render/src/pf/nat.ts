@@ -8,7 +8,7 @@
 // port in pf; when active backends differ in port, only those with the first one's port are used.
 // Translation rules come before filter rules in pf.conf; the two parts are returned apart.
 import type { ConfigView, IPAddressSetSpec, IngressServiceSpec, IngressTarget, PortForwardSpec, Resource } from "@routerd/api";
-import { hairpinInterfaces } from "@routerd/api";
+import { hairpinInterfaces, hairpinOf } from "@routerd/api";
 import { ingressState, type IngressSelection } from "../nft/ingress.js";
 
 export interface PfNat {
@@ -72,12 +72,13 @@ function translate(f: Forward): string[] {
   return out;
 }
 
-function portForward(r: Resource<PortForwardSpec>, view: ConfigView): Forward {
+function portForward(r: Resource<PortForwardSpec>, view: ConfigView): Forward | undefined {
   const s = r.spec;
+  if (!s.target.address) return undefined; // a target from status not known yet: the resource is pending
   const wan = view.ifname(s.listen.interface);
   // Without named interfaces, hairpin reflects on every other interface of the config.
-  const named = (s.hairpin as { interfaces?: string[] }).interfaces;
-  const reflect = !s.hairpin.enabled ? [] : named?.length ? named : view.all("Interface").map((i) => i.metadata.name).filter((n) => n !== s.listen.interface);
+  const hairpin = hairpinOf(s);
+  const reflect = !hairpin.on ? [] : hairpin.interfaces?.length ? hairpin.interfaces : view.all("Interface").map((i) => i.metadata.name).filter((n) => n !== s.listen.interface);
   return {
     owner: `PortForward/${r.metadata.name}`,
     ifnames: [wan],
@@ -123,7 +124,10 @@ export function renderPfNat(view: ConfigView, ingress: IngressSelection = new Ma
   const translation: string[] = [];
   const filter: string[] = [];
   const forwards = view.all<PortForwardSpec>("PortForward");
-  for (const r of forwards) translation.push(...translate(portForward(r, view)));
+  for (const r of forwards) {
+    const forward = portForward(r, view);
+    if (forward) translation.push(...translate(forward));
+  }
   for (const r of view.all<IngressServiceSpec>("IngressService")) {
     const { active } = ingressState(r, ingress);
     if (active.length) translation.push(...translate(ingressService(r, view, active)));
