@@ -16,12 +16,5 @@ export function exitWith(program: string, main: Promise<number>): void {
   );
 }
 
-/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else); one implementation, the lock's. */
+export { pidAlive } from "@routerd/resource";

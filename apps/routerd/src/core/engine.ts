@@ -25,6 +25,7 @@ import { hasChanges, plan, type Plan } from "./plan.js";
 import { readRuntime, readsInterfaceStatus } from "./runtime.js";
 import { statusViewFor } from "./status.js";
 import { egressAllocation } from "./egress-numbers.js";
+import { verifyResults } from "./verify.js";
 
 /** Kinds observed every run, even when nothing desired uses them: look-alikes and ledger leftovers. */
 const ALWAYS_OBSERVED: ArtifactKind[] = ["nft.table", "linux.ipv4.fwmarkRule"];
@@ -183,11 +184,13 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
       opts.whileApplying?.();
       expected = nextStatuses(run, [], previous);
     }
-    const results = await applying;
+    const applied = await applying;
 
     traceStage("applied");
-    // Verify by re-observing (only when something was applied); record only what the host confirms.
-    const verified = results.length ? await observeFor(desired, ledger.values(), opts.host) : run.inventory;
+    // Verify by re-observing (only when something was applied); record only what the host confirms, and a
+    // desired artifact missing afterwards fails the run even when its executor said it succeeded.
+    const verified = applied.length ? await observeFor(desired, ledger.values(), opts.host) : run.inventory;
+    const results = applied.length ? verifyResults(desired.desired, run.inventory, verified, applied) : applied;
     traceStage("verified");
     recordConfirmed(ledger, desired, verified, now);
     forgetRemoved(ledger, p, gcRemovals, results, verified);

@@ -4,6 +4,7 @@
 import { artifactId, parseRouteName, type ArtifactKind, type Attributes, type Inventory } from "@routerd/resource";
 import type { HostContext } from "../context.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
+import { linksNeedingPromotion, promoteSecondaries } from "./ipv4-siblings.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
 import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
@@ -155,7 +156,13 @@ async function applyInOrder(ctx: HostContext, req: ApplyRequest, input: Step[]):
       batch.push({ step, first: lines.length + 1, last: lines.length + own.length });
       lines.push(...own);
     }
-    const failed = lines.length ? failedBatchLines((await ctx.runner.run("ip", ["-force", "-batch", "-"], { input: lines.join("\n") + "\n" })).stderr) : new Map<number, string>();
+    const restore = promoteSecondaries(linksNeedingPromotion(batch.map((b) => b.step), req.steps, req.inventory));
+    let failed = new Map<number, string>();
+    try {
+      if (lines.length) failed = failedBatchLines((await ctx.runner.run("ip", ["-force", "-batch", "-"], { input: lines.join("\n") + "\n" })).stderr);
+    } finally {
+      restore();
+    }
     for (const b of batch) {
       const errors = failed.size ? [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`) : [];
       results.push({ op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) });
