@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { INTERFACE_KINDS } from "./interface-kinds.js";
 import { API_GROUPS } from "./kind.js";
 import { formatPath, loadConfig, type ConfigIssue } from "./load.js";
 import { KINDS } from "./kinds/index.js";
@@ -52,7 +53,7 @@ describe("loadConfig: every error, located", () => {
   it.each<[string, Partial<ConfigIssue>, string, number?]>([
     ["unknown field → nearest known name", { resource: "Interface/wan", field: "spec.ifnam", message: 'unknown field "ifnam"', hint: 'did you mean "ifname"?' }, "ifnam"],
     ["wrong type", { resource: "Interface/lan", field: "spec.mtu", message: "must be an integer, not a string" }, "big"],
-    ["missing reference → nearest name", { resource: "NAT44Rule/nat", field: "spec.egressInterface", message: 'no Interface named "wna"', hint: 'did you mean "wan"?' }, "wna"],
+    ["missing reference → nearest name", { resource: "NAT44Rule/nat", field: "spec.egressInterface", message: `no ${INTERFACE_KINDS.join(" or ")} named "wna"`, hint: 'did you mean "wan"?' }, "wna"],
     ["unknown kind → hint", { resource: "Interfce/x", field: "kind", message: 'unknown kind "Interfce"', hint: 'did you mean "Interface"?' }, "Interfce"],
     [
       "wrong apiVersion group",
@@ -140,7 +141,7 @@ describe("loadConfig: references", () => {
       res("EgressRoutePolicy", "p", "{ candidates: [{ name: a, interface: wan, table: 101, mark: 257, priority: 1101 }, { name: b, interface: isp9, table: 102, mark: 258, priority: 1102 }] }"),
     );
     expect(errors(loadConfig(text, "f.yaml").issues)).toEqual([
-      expect.objectContaining({ field: "spec.candidates[1].interface", message: 'no Interface named "isp9"', ...at(text, "isp9") }),
+      expect.objectContaining({ field: "spec.candidates[1].interface", message: `no ${INTERFACE_KINDS.join(" or ")} named "isp9"`, ...at(text, "isp9") }),
     ]);
   });
 
@@ -207,7 +208,7 @@ describe("loadConfig: a valid config", () => {
 
   it("records the references each resource makes", () => {
     const pf = r.config!.resources.find((x) => x.metadata.name === "web")!;
-    expect(pf.refs).toEqual([{ path: ["spec", "listen", "interface"], name: "wan", kinds: ["Interface"] }]);
+    expect(pf.refs).toEqual([{ path: ["spec", "listen", "interface"], name: "wan", kinds: INTERFACE_KINDS }]);
   });
 
   it("keeps warnings without failing", () => {

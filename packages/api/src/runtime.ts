@@ -45,6 +45,28 @@ export interface LinkFacts {
   ipv6: { address: string; prefixLength: number; scope?: string }[];
 }
 
+/** What `wg show <ifname> dump` says of one WireGuard device (never its private or preshared keys). */
+export interface WireGuardFacts {
+  ifname: string;
+  /** Kernel module or wireguard-go over tun. */
+  backend: "kernel" | "wireguard-go";
+  publicKey?: string;
+  listenPort?: number;
+  fwmark?: number;
+  peers: WireGuardPeerFacts[];
+}
+
+export interface WireGuardPeerFacts {
+  publicKey: string;
+  endpoint?: string;
+  allowedIPs: string[];
+  /** ISO time of the latest handshake; absent before the first one. */
+  latestHandshake?: string;
+  transferRxBytes: number;
+  transferTxBytes: number;
+  persistentKeepalive: number;
+}
+
 /** `phase`: the daemon's own phase for the resource (Bound, Renewing, ...), when it answered. */
 export type RuntimeFact<T> =
   | { state: "present"; value: T; phase?: string }
@@ -57,6 +79,8 @@ export interface RuntimeView {
   delegatedPrefix(resource: string): RuntimeFact<DelegatedPrefix>;
   /** A link on the host by its Linux name (read only when something needs an Interface's status). */
   link(ifname: string): RuntimeFact<LinkFacts>;
+  /** A WireGuard device by its Linux name (read only when the config has one). */
+  wireguard(ifname: string): RuntimeFact<WireGuardFacts>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -65,6 +89,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   dhcpv4Lease: () => NOT_READ,
   delegatedPrefix: () => NOT_READ,
   link: () => ({ state: "unknown", reason: "links were not read" }),
+  wireguard: () => ({ state: "unknown", reason: "WireGuard devices were not read" }),
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -73,9 +98,12 @@ export function runtimeFrom(facts: {
   prefixes?: ReadonlyMap<string, RuntimeFact<DelegatedPrefix>>;
   /** Every link on the host, by name; undefined when they were not read. */
   links?: ReadonlyMap<string, LinkFacts>;
+  /** Every WireGuard device, by name; undefined when they were not read, an Error when reading failed. */
+  wireguard?: ReadonlyMap<string, WireGuardFacts> | Error;
 }): RuntimeView {
   const unknown = { state: "unknown", reason: "daemon state not available" } as const;
   const links = facts.links;
+  const wg = facts.wireguard;
   return {
     dhcpv4Lease: (r) => facts.dhcpv4?.get(r) ?? unknown,
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
@@ -83,6 +111,12 @@ export function runtimeFrom(facts: {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);
       return l ? { state: "present", value: l } : { state: "absent", reason: "no such link on the host" };
+    },
+    wireguard(ifname) {
+      if (!wg) return { state: "unknown", reason: "WireGuard devices were not read" };
+      if (wg instanceof Error) return { state: "unknown", reason: wg.message };
+      const d = wg.get(ifname);
+      return d ? { state: "present", value: d } : { state: "absent", reason: "no such WireGuard device on the host" };
     },
   };
 }

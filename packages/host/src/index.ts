@@ -8,3 +8,5 @@ export { IP_LINES, failedBatchLines } from "./executors/ip-lines.js";
 export { findBlock, removeBlock, upsertBlock } from "./file-blocks.js";
 export { sysctlPath } from "./observers/system.js";
 export { observeLinkFacts } from "./observers/ip.js";
+export { observeWireGuardDevices, parseWgDump, WIREGUARD_GO_SOCKET_DIR, type WireGuardDeviceState, type WireGuardPeerState } from "./observers/wireguard.js";
+export { keyFacts, keyFingerprint, readKeyFile, wireGuardPublicKey } from "./wireguard/keys.js";

@@ -16,6 +16,7 @@ export const artifactNames = {
   daemon: (daemon: string, instance: string) => `${daemon}/${instance}`,
   /** Every route of one protocol in one table (a daemon's FIB routes): owned as one artifact. */
   routeProtocol: (protocol: number, table: number) => `proto=${protocol},table=${table}`,
+  wireguardPeer: (ifname: string, publicKey: string) => `${ifname}/${publicKey}`,
 };
 
 export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {

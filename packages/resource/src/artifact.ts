@@ -11,6 +11,8 @@ export const ARTIFACT_KINDS = [
   "linux.ipv4.routeTable",
   "linux.route.protocol",
   "linux.ipip6.tunnel",
+  "wireguard.device",
+  "wireguard.peer",
   "nft.table",
   "nft.set",
   "linux.sysctl",

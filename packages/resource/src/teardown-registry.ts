@@ -134,6 +134,22 @@ const SPECS: readonly TeardownSpec[] = [
     why: "ledger-owned tunnels only",
   },
   {
+    kind: "wireguard.peer",
+    policy: "remove",
+    order: 15,
+    operation: "wg set <ifname> peer <publicKey> remove (the other peers' sessions are untouched)",
+    guard: always,
+    why: "a peer routerd configured on a WireGuard device it created (ledger-owned)",
+  },
+  {
+    kind: "wireguard.device",
+    policy: "remove",
+    order: 45,
+    operation: "ip link del <ifname> (a wireguard-go backend exits with its tun device)",
+    guard: always,
+    why: "only WireGuard devices routerd created (ledger-owned); a wg link it did not create is never touched",
+  },
+  {
     kind: "file",
     policy: "remove",
     order: 50,

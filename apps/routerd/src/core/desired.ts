@@ -40,7 +40,14 @@ export interface DesiredInput {
   runtime?: RuntimeView;
   /** Where daemons keep state (the dnsmasq lease file lives there). */
   stateDir: string;
+  /**
+   * Reads a key file named in the config: the public key of a private key, the fingerprint of a preshared
+   * key, or why it cannot. Keys themselves never enter the desired state.
+   */
+  keys?: KeyReader;
 }
+
+export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
 
 export function computeDesired(input: DesiredInput): DesiredState {
   const view = effectiveView(input.config, input.when, input.sources);
@@ -67,8 +74,19 @@ export function computeDesired(input: DesiredInput): DesiredState {
     const t = tables.get(d.name);
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
+    if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
   }
   return { view, intents, desired, held };
+}
+
+/** A WireGuard device gets the public key of its private key file, a peer its preshared key's fingerprint. */
+function withKeyFacts(kind: "wireguard.device" | "wireguard.peer", attrs: Record<string, unknown>, keys: KeyReader | undefined): Record<string, unknown> {
+  const device = kind === "wireguard.device";
+  const path = String((device ? attrs.privateKeyFile : attrs.presharedKeyFile) ?? "");
+  const field = device ? "publicKey" : "presharedKeyFingerprint";
+  if (!path) return device ? attrs : { ...attrs, [field]: "" };
+  const fact = keys ? keys(path, device ? "privateKeyFile" : "presharedKeyFile") : { error: "key files were not read" };
+  return "value" in fact ? { ...attrs, [field]: fact.value } : { ...attrs, keyError: fact.error };
 }
 
 /** What the ledger keeps of a desired artifact: no bulky rendered text. */

@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, makeStatusView, type RouterConfig, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, keyFacts, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -95,10 +95,10 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const prefetch = prefetchInventory(opts.host, ledgerKinds);
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
-  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, readsInterfaceStatus(config) ? { links: opts.host } : {}));
-  traceStage("runtime facts read");
-  // Only configs that use `when` or `*From` pay for the status view.
+  // Only configs that use `when` or `*From` pay for the status view (and the host facts behind it).
   const reads = config.resources.some((r) => r.when || r.sources);
+  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: opts.host } : {}), ...(reads ? { wireguard: opts.host } : {}) }));
+  traceStage("runtime facts read");
   const status = reads ? makeStatusView({ config, runtime, stored: whenState(statuses), ...(opts.when ? { phases: opts.when } : {}) }) : undefined;
   const desired = computeDesired({
     config,
@@ -108,6 +108,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     ...(opts.ingress ? { ingress: opts.ingress } : {}),
     runtime,
     stateDir: opts.host.stateDir,
+    keys: (path, what) => keyFacts(opts.host, path, what),
   });
   traceStage("desired state computed");
   const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);

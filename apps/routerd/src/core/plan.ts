@@ -96,6 +96,36 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
   return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
 }
 
+/**
+ * Kinds routerd only ever changes when it created them: one that exists on the host without a ledger entry
+ * belongs to someone else and is left alone, and so is everything that lives in or on it (its link settings,
+ * peers, addresses and routes through it).
+ */
+type Covers = (d: Pick<DesiredArtifact, "kind" | "name" | "attributes">) => boolean;
+const EXCLUSIVE: Partial<Record<ArtifactKind, (name: string) => Covers>> = {
+  "wireguard.device": (dev) => (d) =>
+    (d.kind === "linux.link" && d.name === dev) ||
+    (d.kind === "wireguard.peer" && d.name.startsWith(`${dev}/`)) ||
+    ((d.kind === "linux.ipv4.address" || d.kind === "linux.ipv6.address") && d.attributes.ifname === dev) ||
+    ((d.kind === "linux.ipv4.route" || d.kind === "linux.ipv6.route") && d.attributes.device === dev),
+};
+
+/** Why a desired artifact must not be touched (its exclusive parent exists and is not routerd's), if so. */
+function foreignParents(desired: readonly DesiredArtifact[], ledger: Ledger, inventory: Inventory): (d: DesiredArtifact) => string | undefined {
+  const rules: { covers: Covers; reason: string }[] = [];
+  for (const d of desired) {
+    const exclusive = EXCLUSIVE[d.kind];
+    if (!exclusive || d.action !== "ensure" || ledger.get(d.kind, d.name)) continue;
+    if (observe(inventory, d.kind, d.name).state !== "present") continue;
+    const covers = exclusive(d.name);
+    rules.push({
+      covers: (x) => (x.kind === d.kind && x.name === d.name) || covers(x),
+      reason: `${d.kind} ${d.name} exists on the host and routerd did not create it: left alone (choose another name, or take it over with routerd adopt --apply)`,
+    });
+  }
+  return (d) => (rules.length ? rules.find((r) => r.covers(d))?.reason : undefined);
+}
+
 export function plan(input: PlanInput): Plan {
   const { view, intents } = input.desired;
   const desired = input.desired.desired;
@@ -112,9 +142,12 @@ export function plan(input: PlanInput): Plan {
 
   // Per artifact id: the desired artifact, its ledger entry and what the plan decided (looked up once).
   const seen = new Map<string, { d: DesiredArtifact; entry: LedgerEntry | undefined; c: Classified }>();
+  const foreign = foreignParents(desired, input.ledger, input.inventory);
   for (const d of desired) {
     const entry = input.ledger.get(d.kind, d.name);
     let c = classify(d, entry, input.inventory);
+    const notOurs = !entry && c.change !== "unknown" ? foreign(d) : undefined;
+    if (notOurs) c = { change: "unknown", reason: notOurs, ...(c.observed ? { observed: c.observed } : {}) };
     // An owner whose daemon state is unknown keeps what exists as it is, also in a file it shares with others
     // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq). A pending
     // owner is not among the desired owners any more: the ledger says what it shares.

@@ -1,7 +1,7 @@
 // Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
 // answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
-import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "@routerd/api";
-import { observeLinkFacts, type HostContext } from "@routerd/host";
+import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView, type WireGuardFacts } from "@routerd/api";
+import { observeLinkFacts, observeWireGuardDevices, type HostContext, type WireGuardDeviceState } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
 async function resourceState(runDir: string, daemon: string, instance: string): Promise<{ phase: string; details?: unknown } | { unknown: string }> {
@@ -43,20 +43,35 @@ async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | un
   }
 }
 
+/** The namespace's WireGuard devices for status (without fingerprints: status shows no key material at all). */
+export async function readWireGuard(host: HostContext): Promise<Map<string, WireGuardFacts> | Error> {
+  try {
+    return new Map((await observeWireGuardDevices(host)).map((d) => [d.ifname, wireGuardFacts(d)]));
+  } catch (err) {
+    return new Error(`WireGuard devices could not be read: ${(err as Error).message.split("\n")[0]}`);
+  }
+}
+
+function wireGuardFacts(d: WireGuardDeviceState): WireGuardFacts {
+  return { ...d, peers: d.peers.map(({ presharedKeyFingerprint: _psk, ...p }) => p) };
+}
+
 /**
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
  */
-export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext } = {}): Promise<RuntimeView> {
+export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; wireguard?: HostContext } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
   let links: Map<string, LinkFacts> | undefined;
+  let wireguard: Map<string, WireGuardFacts> | Error | undefined;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
+    ...(opts.wireguard && view.all("WireGuardInterface").length ? [readWireGuard(opts.wireguard).then((w) => (wireguard = w))] : []),
   ]);
-  return runtimeFrom({ dhcpv4, prefixes, ...(links ? { links } : {}) });
+  return runtimeFrom({ dhcpv4, prefixes, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) });
 }
 
 /** Does anything in the config read a status field of an Interface (which comes from the host's links)? */

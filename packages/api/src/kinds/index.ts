@@ -27,10 +27,13 @@ import { ipv4StaticAddressKind } from "./ipv4-static-address.js";
 import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
+import { ntpClientKind } from "./ntp-client.js";
 import { portForwardKind } from "./port-forward.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
+import { wireGuardInterfaceKind } from "./wireguard-interface.js";
+import { wireGuardPeerKind } from "./wireguard-peer.js";
 
 // Each definition is typed with its own spec; the registry erases that for generic handling.
 export const KINDS: readonly KindDefinition<any>[] = [
@@ -64,6 +67,9 @@ export const KINDS: readonly KindDefinition<any>[] = [
   dnsZoneKind,
   dnsForwarderKind,
   dnsUpstreamKind,
+  wireGuardInterfaceKind,
+  wireGuardPeerKind,
+  ntpClientKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

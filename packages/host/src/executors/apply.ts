@@ -6,6 +6,7 @@ import type { HostContext } from "../context.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
+import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
 export interface Step {
   op: "ensure" | "remove";
@@ -52,6 +53,9 @@ interface Phase {
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
+  // A WireGuard device exists before its link is set up and addressed; its peers before their routes.
+  "wireguard.device": { order: 15, direct: (s, ctx) => ensureWireGuardDevice(ctx, s.attributes) },
+  "wireguard.peer": { order: 16, direct: (s, ctx) => ensureWireGuardPeer(ctx, s.attributes) },
   "linux.link": { order: 20, ip: true },
   "linux.ipv4.address": { order: 21, ip: true },
   "linux.ipv6.address": { order: 21, ip: true },
@@ -73,6 +77,7 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "routerd.daemon": { order: 100, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.remove(s.attributes) : "deferred") },
   "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
   "nft.set": { order: 106, direct: () => undefined },
+  "wireguard.peer": { order: 108, direct: (s, ctx) => removeWireGuardPeer(ctx, s.attributes) },
   "linux.ipv4.fwmarkRule": { order: 110, ip: true },
   "linux.ipv4.route": { order: 120, ip: true },
   // After the daemon that writes them has stopped (order 100).
@@ -81,6 +86,7 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.ipv4.routeTable": { order: 130, ip: true },
   "linux.ipv4.address": { order: 135, ip: true },
   "linux.ipv6.address": { order: 135, ip: true },
+  "wireguard.device": { order: 140, direct: (s, ctx) => removeWireGuardDevice(ctx, s.attributes) },
   file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
   "routerd.lease": { order: 160, direct: () => "deferred" },
 };
