@@ -96,3 +96,5 @@ export { DNS_DEFAULT_PORTS, upstreamAddresses, upstreamUrl, type DNSUpstreamSpec
 export { WIREGUARD_BACKENDS, peersOf, wireGuardFwmark, wireGuardIfname, type WireGuardInterfaceSpec } from "./kinds/wireguard-interface.js";
 export type { WireGuardPeerSpec } from "./kinds/wireguard-peer.js";
 export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
+export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
+export { DERIVED_PACKAGE_OSES, derivedPackageIntents, derivedPackages, type DerivedPackage } from "./derived-packages.js";

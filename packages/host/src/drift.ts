@@ -72,6 +72,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   // A peer's endpoint roams; a host name cannot be compared with the address wg shows. Counters are status.
   "wireguard.peer": (desired, observed, recorded) =>
     compareKeys("presharedKeyFile", "keyError", ...(/^[0-9.]+:\d+$|^\[/.test(String(desired.endpoint)) ? [] : ["endpoint"]))(desired, { presharedKeyFingerprint: "", ...observed }, recorded),
+  // Which OSes an entry is for and whether it is optional are routerd's notions, not dpkg's; the version is whatever apt chose.
+  package: compareKeys("os", "optional"),
   // `validate` and `reload` name what runs before and after writing; they are not part of the file.
   file: compareKeys("validate", "reload"),
 };

@@ -10,3 +10,4 @@ export { sysctlPath } from "./observers/system.js";
 export { observeLinkFacts } from "./observers/ip.js";
 export { observeWireGuardDevices, parseWgDump, WIREGUARD_GO_SOCKET_DIR, type WireGuardDeviceState, type WireGuardPeerState } from "./observers/wireguard.js";
 export { keyFacts, keyFingerprint, readKeyFile, wireGuardPublicKey } from "./wireguard/keys.js";
+export { hasPackageDatabase, installPackage, observePackages, parseDpkgQuery, readHostOs, type HostOs } from "./packages.js";

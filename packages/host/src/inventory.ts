@@ -4,6 +4,7 @@ import { knownKind, unknownKind, type ArtifactKind, type Inventory, type Observe
 import type { HostContext } from "./context.js";
 import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, observeRoutes6, routeTablesFrom } from "./observers/ip.js";
 import { observeNft } from "./observers/nft.js";
+import { observePackages } from "./packages.js";
 import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
 import { observeWireGuardDevices, wireGuardArtifacts } from "./observers/wireguard.js";
 
@@ -42,6 +43,7 @@ const SOURCES: readonly Source[] = [
     },
   },
   { kinds: ["wireguard.device", "wireguard.peer"], bulk: true, observe: async (ctx) => wireGuardArtifacts(await observeWireGuardDevices(ctx)) },
+  { kinds: ["package"], bulk: true, observe: (ctx) => observePackages(ctx) },
   { kinds: ["linux.sysctl"], observe: async (_ctx, hints) => observeSysctls(names(hints, "linux.sysctl")) },
   { kinds: ["linux.hostname"], observe: async () => observeHostname() },
   { kinds: ["file"], observe: async (ctx, hints) => observeFileBlocks(ctx, names(hints, "file")) },

@@ -17,6 +17,8 @@ export const artifactNames = {
   /** Every route of one protocol in one table (a daemon's FIB routes): owned as one artifact. */
   routeProtocol: (protocol: number, table: number) => `proto=${protocol},table=${table}`,
   wireguardPeer: (ifname: string, publicKey: string) => `${ifname}/${publicKey}`,
+  /** An OS package by its package manager, e.g. `apt/chrony`. */
+  package: (manager: string, name: string) => `${manager}/${name}`,
 };
 
 export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {

@@ -17,6 +17,7 @@ export const ARTIFACT_KINDS = [
   "nft.set",
   "linux.sysctl",
   "linux.hostname",
+  "package",
   "file",
   "systemd.service",
   "routerd.daemon",

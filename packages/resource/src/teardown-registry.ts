@@ -205,6 +205,14 @@ const SPECS: readonly TeardownSpec[] = [
     guard: () => "the hostname is reconciled, never deleted",
     why: "host-global state",
   },
+  {
+    kind: "package",
+    policy: "never",
+    order: 100,
+    operation: "none (routerd installs packages, it never uninstalls one)",
+    guard: () => "packages are never uninstalled by routerd; the ledger forgets them",
+    why: "other software on the host may depend on a package, whoever installed it",
+  },
 ];
 
 export class TeardownRegistry {

@@ -2,6 +2,7 @@
 // content filled in for tables. Pure.
 import {
   UNKNOWN_RUNTIME,
+  derivedPackageIntents,
   effectiveView,
   kindDefinition,
   makeConfigView,
@@ -45,6 +46,11 @@ export interface DesiredInput {
    * key, or why it cannot. Keys themselves never enter the desired state.
    */
   keys?: KeyReader;
+  /**
+   * Set when the host has a package database: the packages the config needs are added as intents (observed,
+   * or ensured with `install`), and Package entries for another OS than `os` are left out.
+   */
+  packages?: { os?: { id: string; like: readonly string[] }; install: boolean };
 }
 
 export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
@@ -57,7 +63,8 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const held = new Map<OwnerKey, string>();
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
-    intents.set(r.owner, def.intents(r, active));
+    const derived = input.packages ? derivedPackageIntents(r, input.packages.install) : [];
+    intents.set(r.owner, forHostOs([...def.intents(r, active), ...derived], input.packages?.os));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
   }
@@ -65,7 +72,9 @@ export function computeDesired(input: DesiredInput): DesiredState {
   // Tables are shared by several resources; their content comes from the renderer, not the intents.
   // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
   const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";
-  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) => (kind === "nft.table" || (kind === "file" && rendered(a)) ? a : stableJson(a) === stableJson(b) ? a : undefined));
+  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) =>
+    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
+  );
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
     { view: active, selection: input.selection ?? defaultSelection(active), holes: serviceHoles(active), ...(input.ingress ? { ingress: input.ingress } : {}) },
@@ -77,6 +86,18 @@ export function computeDesired(input: DesiredInput): DesiredState {
     if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
   }
   return { view, intents, desired, held };
+}
+
+/** Package intents only for the host's OS (all of them when it is not known); other intents as they are. */
+function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly string[] } | undefined): ArtifactIntent[] {
+  if (!os) return intents;
+  const ids = new Set([os.id, ...os.like]);
+  return intents.filter((i) => i.kind !== "package" || (i.attributes.os as string[]).some((o) => ids.has(o)));
+}
+
+/** A package several resources want: required if any of them requires it. */
+function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
 }
 
 /** A WireGuard device gets the public key of its private key file, a peer its preshared key's fingerprint. */

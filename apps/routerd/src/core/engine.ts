@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, makeStatusView, type RouterConfig, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, keyFacts, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, hasPackageDatabase, keyFacts, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -36,6 +36,8 @@ export interface EngineOptions {
   daemons?: DaemonPort;
   /** Extra `Kind/name → phase` facts for `when` (daemon states from routerd serve). */
   when?: WhenState;
+  /** Install the packages the config needs (derived from its kinds) instead of only showing them. */
+  installPackages?: boolean;
   /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
   whileApplying?: () => void;
   /**
@@ -109,6 +111,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     runtime,
     stateDir: opts.host.stateDir,
     keys: (path, what) => keyFacts(opts.host, path, what),
+    ...(hasPackageDatabase(opts.host) ? { packages: { os: readHostOs(opts.host), install: Boolean(opts.installPackages) } } : {}),
   });
   traceStage("desired state computed");
   const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);
@@ -236,6 +239,7 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
   const { view, intents } = run.desired;
   const inactive = new Set(view.inactive);
   const pending = new Map(view.pending.map((p) => [p.resource, p.reason]));
+  const lacking = new Map(run.plan.resources.filter((p) => p.missingPackages).map((p) => [p.owner, p.reason!]));
   for (const r of view.config.resources) {
     const def = kindDefinition(r.kind)!;
     const mine = intents.get(r.owner);
@@ -252,6 +256,10 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
       next.reason = "SourceUnresolved";
       next.message = pending.get(r)!;
       next.artifacts = prev?.artifacts ?? [];
+    } else if (lacking.has(r.owner)) {
+      next.phase = "Pending";
+      next.reason = "PackageMissing";
+      next.message = lacking.get(r.owner)!;
     } else if (state === "undecided") {
       next.phase = prev?.phase ?? "Unknown";
       next.reason = "WhenUndecidable";

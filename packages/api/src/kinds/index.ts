@@ -28,6 +28,7 @@ import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
 import { ntpClientKind } from "./ntp-client.js";
+import { packageKind } from "./package.js";
 import { portForwardKind } from "./port-forward.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
@@ -70,6 +71,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   wireGuardInterfaceKind,
   wireGuardPeerKind,
   ntpClientKind,
+  packageKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

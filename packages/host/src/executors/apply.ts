@@ -6,6 +6,7 @@ import type { HostContext } from "../context.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
+import { installPackage } from "../packages.js";
 import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
 export interface Step {
@@ -51,6 +52,8 @@ interface Phase {
 }
 
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
+  // Packages first: what the other steps run may come with them.
+  package: { order: 5, direct: (s, ctx) => installPackage(ctx, s.attributes) },
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
   // A WireGuard device exists before its link is set up and addressed; its peers before their routes.
