@@ -21,6 +21,8 @@ const GROUP: Record<string, string> = {
   PortForward: "firewall.routerd.net/v1alpha1",
   Sysctl: "system.routerd.net/v1alpha1",
   SysctlProfile: "system.routerd.net/v1alpha1",
+  NTPClient: "system.routerd.net/v1alpha1",
+  Package: "system.routerd.net/v1alpha1",
 };
 
 export function res(kind: string, name: string, spec: Record<string, unknown>): ResourceDoc {

@@ -65,7 +65,7 @@ export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";
 export type { HostnameSpec } from "./kinds/hostname.js";
-export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type PppoeSession, type RuntimeFact, type RuntimeView } from "./runtime.js";
+export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type PppoeSession, type RuntimeFact, type RuntimeView, type WireGuardFacts, type WireGuardPeerFacts } from "./runtime.js";
 export { aftrAddress, B4_ADDRESS, type DSLiteTunnelSpec } from "./kinds/dslite-tunnel.js";
 export type { TunnelInterfaceSpec } from "./kinds/tunnel-interface.js";
 export type { VRFSpec } from "./kinds/vrf.js";
@@ -112,3 +112,8 @@ export { DEFAULT_DNS_SOURCES, type DNSResolverSpec } from "./kinds/dns-resolver.
 export { zoneRecordName, type DNSZoneSpec } from "./kinds/dns-zone.js";
 export type { DNSForwarderSpec } from "./kinds/dns-forwarder.js";
 export { DNS_DEFAULT_PORTS, upstreamAddresses, upstreamUrl, type DNSUpstreamSpec } from "./kinds/dns-upstream.js";
+export { WIREGUARD_BACKENDS, peersOf, wireGuardFwmark, wireGuardIfname, type WireGuardInterfaceSpec } from "./kinds/wireguard-interface.js";
+export type { WireGuardPeerSpec } from "./kinds/wireguard-peer.js";
+export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
+export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
+export { DERIVED_PACKAGE_OSES, derivedPackageIntents, derivedPackages, type DerivedPackage } from "./derived-packages.js";

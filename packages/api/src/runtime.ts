@@ -58,6 +58,26 @@ export interface PppoeSession {
   ipv6LocalLinkLocal?: string;
   ipv6PeerLinkLocal?: string;
   connectedAt?: string;
+/** What `wg show <ifname> dump` says of one WireGuard device (never its private or preshared keys). */
+export interface WireGuardFacts {
+  ifname: string;
+  /** Kernel module or wireguard-go over tun. */
+  backend: "kernel" | "wireguard-go";
+  publicKey?: string;
+  listenPort?: number;
+  fwmark?: number;
+  peers: WireGuardPeerFacts[];
+}
+
+export interface WireGuardPeerFacts {
+  publicKey: string;
+  endpoint?: string;
+  allowedIPs: string[];
+  /** ISO time of the latest handshake; absent before the first one. */
+  latestHandshake?: string;
+  transferRxBytes: number;
+  transferTxBytes: number;
+  persistentKeepalive: number;
 }
 
 /** `phase`: the daemon's own phase for the resource (Bound, Renewing, ...), when it answered. */
@@ -75,6 +95,8 @@ export interface RuntimeView {
   pppoeSession(resource: string): RuntimeFact<PppoeSession>;
   /** The AAAA records of an AFTR's name (DS-Lite), resolved before planning. */
   aftr(name: string): RuntimeFact<string[]>;
+  /** A WireGuard device by its Linux name (read only when the config has one). */
+  wireguard(ifname: string): RuntimeFact<WireGuardFacts>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -85,6 +107,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   link: () => ({ state: "unknown", reason: "links were not read" }),
   pppoeSession: () => NOT_READ,
   aftr: () => ({ state: "unknown", reason: "names were not resolved" }),
+  wireguard: () => ({ state: "unknown", reason: "WireGuard devices were not read" }),
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -96,9 +119,12 @@ export function runtimeFrom(facts: {
   aftr?: ReadonlyMap<string, RuntimeFact<string[]>>;
   /** Every link on the host, by name; undefined when they were not read. */
   links?: ReadonlyMap<string, LinkFacts>;
+  /** Every WireGuard device, by name; undefined when they were not read, an Error when reading failed. */
+  wireguard?: ReadonlyMap<string, WireGuardFacts> | Error;
 }): RuntimeView {
   const unknown = { state: "unknown", reason: "daemon state not available" } as const;
   const links = facts.links;
+  const wg = facts.wireguard;
   return {
     dhcpv4Lease: (r) => facts.dhcpv4?.get(r) ?? unknown,
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
@@ -108,6 +134,12 @@ export function runtimeFrom(facts: {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);
       return l ? { state: "present", value: l } : { state: "absent", reason: "no such link on the host" };
+    },
+    wireguard(ifname) {
+      if (!wg) return { state: "unknown", reason: "WireGuard devices were not read" };
+      if (wg instanceof Error) return { state: "unknown", reason: wg.message };
+      const d = wg.get(ifname);
+      return d ? { state: "present", value: d } : { state: "absent", reason: "no such WireGuard device on the host" };
     },
   };
 }

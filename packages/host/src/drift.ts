@@ -92,8 +92,17 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   "linux.ipv4.routeTable": () => [],
   "linux.route.protocol": () => [],
   "systemd.service": compareKeys("unit"),
-  // `validate` names the check run before writing; it is not part of the file.
-  file: compareKeys("validate"),
+  // Files and auto-choices are not on the host: the public key stands for the private key file, a random
+  // listen port or an "auto" backend is whatever the host has.
+  "wireguard.device": (desired, observed, recorded) =>
+    compareKeys("privateKeyFile", "keyError", ...(desired.backend === "auto" ? ["backend"] : []))(desired, observed, recorded),
+  // A peer's endpoint roams; a host name cannot be compared with the address wg shows. Counters are status.
+  "wireguard.peer": (desired, observed, recorded) =>
+    compareKeys("presharedKeyFile", "keyError", ...(/^[0-9.]+:\d+$|^\[/.test(String(desired.endpoint)) ? [] : ["endpoint"]))(desired, { presharedKeyFingerprint: "", ...observed }, recorded),
+  // Which OSes an entry is for and whether it is optional are routerd's notions, not dpkg's; the version is whatever apt chose.
+  package: compareKeys("os", "optional"),
+  // `validate` and `reload` name what runs before and after writing; they are not part of the file.
+  file: compareKeys("validate", "reload"),
 };
 
 export function driftOf(kind: ArtifactKind, desired: Attributes, observed: Attributes, recorded?: Attributes): Difference[] {

@@ -9,3 +9,6 @@ export { findBlock, removeBlock, upsertBlock } from "./file-blocks.js";
 export { sysctlPath } from "./observers/system.js";
 export { observeLinkFacts } from "./observers/ip.js";
 export { LINK_TYPES, linkAddLine, linkNeedsRecreate, type LinkData } from "./links.js";
+export { observeWireGuardDevices, parseWgDump, WIREGUARD_GO_SOCKET_DIR, type WireGuardDeviceState, type WireGuardPeerState } from "./observers/wireguard.js";
+export { keyFacts, keyFingerprint, readKeyFile, wireGuardPublicKey } from "./wireguard/keys.js";
+export { hasPackageDatabase, installPackage, observePackages, parseDpkgQuery, readHostOs, type HostOs } from "./packages.js";

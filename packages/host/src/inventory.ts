@@ -5,7 +5,9 @@ import type { HostContext } from "./context.js";
 import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, observeRoutes6, routeTablesFrom } from "./observers/ip.js";
 import { observeNft } from "./observers/nft.js";
 import { observeFdb, observeFou } from "./observers/tunnels.js";
+import { observePackages } from "./packages.js";
 import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
+import { observeWireGuardDevices, wireGuardArtifacts } from "./observers/wireguard.js";
 
 /** Names of interest per kind, for sources that read one object at a time (sysctl keys, file blocks). */
 export type NameHints = ReadonlyMap<ArtifactKind, ReadonlySet<string>>;
@@ -43,6 +45,8 @@ const SOURCES: readonly Source[] = [
       return [...o.tables, ...o.sets];
     },
   },
+  { kinds: ["wireguard.device", "wireguard.peer"], bulk: true, observe: async (ctx) => wireGuardArtifacts(await observeWireGuardDevices(ctx)) },
+  { kinds: ["package"], bulk: true, observe: (ctx) => observePackages(ctx) },
   { kinds: ["linux.sysctl"], observe: async (_ctx, hints) => observeSysctls(names(hints, "linux.sysctl")) },
   { kinds: ["linux.hostname"], observe: async () => observeHostname() },
   { kinds: ["file"], observe: async (ctx, hints) => observeFileBlocks(ctx, names(hints, "file")) },

@@ -20,6 +20,9 @@ export const artifactNames = {
   fdb: (ifname: string, dst: string) => `${ifname}/dst=${dst}`,
   /** A FOU or GUE receive port (`ip fou add port P ...`). */
   fou: (port: number) => `port=${port}`,
+  wireguardPeer: (ifname: string, publicKey: string) => `${ifname}/${publicKey}`,
+  /** An OS package by its package manager, e.g. `apt/chrony`. */
+  package: (manager: string, name: string) => `${manager}/${name}`,
 };
 
 export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {

@@ -134,6 +134,22 @@ const SPECS: readonly TeardownSpec[] = [
     why: "ledger-owned tunnels only",
   },
   {
+    kind: "wireguard.peer",
+    policy: "remove",
+    order: 15,
+    operation: "wg set <ifname> peer <publicKey> remove (the other peers' sessions are untouched)",
+    guard: always,
+    why: "a peer routerd configured on a WireGuard device it created (ledger-owned)",
+  },
+  {
+    kind: "wireguard.device",
+    policy: "remove",
+    order: 45,
+    operation: "ip link del <ifname> (a wireguard-go backend exits with its tun device)",
+    guard: always,
+    why: "only WireGuard devices routerd created (ledger-owned); a wg link it did not create is never touched",
+  },
+  {
     kind: "file",
     policy: "remove",
     order: 50,
@@ -205,6 +221,14 @@ const SPECS: readonly TeardownSpec[] = [
     operation: "none",
     guard: () => "the hostname is reconciled, never deleted",
     why: "host-global state",
+  },
+  {
+    kind: "package",
+    policy: "never",
+    order: 100,
+    operation: "none (routerd installs packages, it never uninstalls one)",
+    guard: () => "packages are never uninstalled by routerd; the ledger forgets them",
+    why: "other software on the host may depend on a package, whoever installed it",
   },
 ];
 

@@ -1,5 +1,6 @@
 import { backupLedger, LedgerSession, readStatuses } from "@routerd/resource";
 import type { Command } from "@routerd/cli";
+import { keyFacts } from "@routerd/host";
 import { observeFor } from "../core/engine.js";
 import { computeDesired, recordableAttributes } from "../core/desired.js";
 import { plan } from "../core/plan.js";
@@ -38,7 +39,7 @@ export const adoptCommand: Command = {
     try {
       session = LedgerSession.open(host.stateDir);
       const statuses = readStatuses(host.stateDir);
-      const desired = computeDesired({ config, when: new Map(), stateDir: host.stateDir });
+      const desired = computeDesired({ config, when: new Map(), stateDir: host.stateDir, keys: (path, what) => keyFacts(host, path, what) });
       const inventory = await observeFor(desired, session.ledger.list(), host);
       const p = plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: false });
       const candidates = p.adoptionCandidates;

@@ -20,6 +20,7 @@ export const APPLY_OPTIONS: Record<string, OptionSpec> = {
   "dry-run": { type: "boolean", description: "print the plan; change nothing" },
   json: { type: "boolean", description: "machine-readable output" },
   "allow-empty": { type: "boolean", description: "allow cleanup when the config has no resources" },
+  "install-packages": { type: "boolean", description: "install the OS packages the config needs first (apt; plan shows them; never uninstalls)" },
   "confirm-within": { type: "string", valueName: "DURATION", description: "revert to the previous generation unless `routerd confirm` follows within DURATION (e.g. 120s)" },
   wait: { type: "boolean", description: "with --confirm-within: stay until confirmed (Enter on a terminal, or `routerd confirm`) or reverted" },
   ...KEEP_OPTION,
@@ -36,7 +37,7 @@ export const APPLY_EXIT_CODES = {
 export async function applyAndReport(config: RouterConfig, source: ConfigSource, v: OptionValues, io: Io, extra: Partial<EngineOptions> = {}): Promise<number> {
   const host = hostContext(v);
   const json = Boolean(v.json);
-  const opts: EngineOptions = { host, allowEmpty: Boolean(v["allow-empty"]), ...extra };
+  const opts: EngineOptions = { host, allowEmpty: Boolean(v["allow-empty"]), installPackages: Boolean(v["install-packages"]), ...extra };
   if (v["dry-run"]) {
     const run = await planOnly(config, opts, host.stateDir);
     io.out(json ? JSON.stringify(planToJson(run.plan, { dryRun: true }), null, 2) : planToText(run.plan));

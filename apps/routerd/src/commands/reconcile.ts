@@ -4,7 +4,7 @@ import { APPLY_EXIT_CODES, APPLY_OPTIONS, runApply } from "./apply-run.js";
 export const reconcileCommand: Command = {
   name: "reconcile",
   summary: "change the host to match the config, record ownership, clean up what routerd owns",
-  usage: "reconcile --config FILE --once [--dry-run] [--json] [--allow-empty] [--confirm-within DURATION]",
+  usage: "reconcile --config FILE --once [--dry-run] [--json] [--allow-empty] [--confirm-within DURATION] [--install-packages]",
   description:
     "Creates and updates what differs, records what it created in the ledger (<state-dir>/artifacts.json),\n" +
     "and removes only ledger-owned artifacts no resource wants any more. --dry-run prints the plan and\n" +
@@ -14,6 +14,7 @@ export const reconcileCommand: Command = {
   examples: [
     { command: "routerd reconcile --config /etc/routerd/router.yaml --once", description: "apply the config once" },
     { command: "routerd reconcile --config router.yaml --once --dry-run --json", description: "the plan as JSON; nothing changes" },
+    { command: "routerd reconcile --config /etc/routerd/router.yaml --once --install-packages", description: "also install the packages the config needs (dnsmasq, chrony, ...)" },
   ],
   seeAlso: ["routerd apply", "routerd plan", "docs/ownership.md"],
   options: APPLY_OPTIONS,

@@ -3,6 +3,7 @@
 import {
   UNKNOWN_RUNTIME,
   allocationKey,
+  derivedPackageIntents,
   effectiveView,
   withEgressNumbers,
   type AllocationResult,
@@ -53,7 +54,19 @@ export interface DesiredInput {
   runtime?: RuntimeView;
   /** Where daemons keep state (the dnsmasq lease file lives there). */
   stateDir: string;
+  /**
+   * Reads a key file named in the config: the public key of a private key, the fingerprint of a preshared
+   * key, or why it cannot. Keys themselves never enter the desired state.
+   */
+  keys?: KeyReader;
+  /**
+   * Set when the host has a package database: the packages the config needs are added as intents (observed,
+   * or ensured with `install`), and Package entries for another OS than `os` are left out.
+   */
+  packages?: { os?: { id: string; like: readonly string[] }; install: boolean };
 }
+
+export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
 
 export function computeDesired(input: DesiredInput): DesiredState {
   const view = effectiveView(input.config, input.when, input.sources);
@@ -64,7 +77,8 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const held = new Map<OwnerKey, string>();
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
-    intents.set(r.owner, def.intents(r, active));
+    const derived = input.packages ? derivedPackageIntents(r, input.packages.install) : [];
+    intents.set(r.owner, forHostOs([...def.intents(r, active), ...derived], input.packages?.os));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
   }
@@ -72,7 +86,9 @@ export function computeDesired(input: DesiredInput): DesiredState {
   // Tables are shared by several resources; their content comes from the renderer, not the intents.
   // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
   const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";
-  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) => (kind === "nft.table" || (kind === "file" && rendered(a)) ? a : stableJson(a) === stableJson(b) ? a : undefined));
+  const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) =>
+    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
+  );
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
     { view: active, selection: input.selection ?? defaultSelection(active), holes: serviceHoles(active), ...(input.ingress ? { ingress: input.ingress } : {}) },
@@ -81,6 +97,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
     const t = tables.get(d.name);
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
+    if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
   }
   return { view, intents, desired, held, allocations, activeView: active };
 }
@@ -108,6 +125,28 @@ function numberPolicies(view: EffectiveView, egress: AllocationResult): EgressAl
   }
   view.active = active;
   return out;
+}
+
+/** Package intents only for the host's OS (all of them when it is not known); other intents as they are. */
+function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly string[] } | undefined): ArtifactIntent[] {
+  if (!os) return intents;
+  const ids = new Set([os.id, ...os.like]);
+  return intents.filter((i) => i.kind !== "package" || (i.attributes.os as string[]).some((o) => ids.has(o)));
+}
+
+/** A package several resources want: required if any of them requires it. */
+function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
+}
+
+/** A WireGuard device gets the public key of its private key file, a peer its preshared key's fingerprint. */
+function withKeyFacts(kind: "wireguard.device" | "wireguard.peer", attrs: Record<string, unknown>, keys: KeyReader | undefined): Record<string, unknown> {
+  const device = kind === "wireguard.device";
+  const path = String((device ? attrs.privateKeyFile : attrs.presharedKeyFile) ?? "");
+  const field = device ? "publicKey" : "presharedKeyFingerprint";
+  if (!path) return device ? attrs : { ...attrs, [field]: "" };
+  const fact = keys ? keys(path, device ? "privateKeyFile" : "presharedKeyFile") : { error: "key files were not read" };
+  return "value" in fact ? { ...attrs, [field]: fact.value } : { ...attrs, keyError: fact.error };
 }
 
 /** What the ledger keeps of a desired artifact: no bulky rendered text. */

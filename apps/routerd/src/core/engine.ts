@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, hasPackageDatabase, keyFacts, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -43,6 +43,8 @@ export interface EngineOptions {
   publish?: boolean;
   /** Fields routerd serve knows better, per `Kind/name` (its uplink transition times, say). */
   facts?: ReadonlyMap<string, Record<string, unknown>>;
+  /** Install the packages the config needs (derived from its kinds) instead of only showing them. */
+  installPackages?: boolean;
   /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
   whileApplying?: () => void;
   /**
@@ -97,10 +99,10 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
   const links = readsInterfaceStatus(config) || (opts.publish && config.resources.some((r) => r.kind === "Interface"));
-  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, links ? { links: opts.host } : {}));
+  const reads = opts.publish || config.resources.some((r) => r.when || r.sources);
+  const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, { ...(links ? { links: opts.host } : {}), ...(reads ? { wireguard: opts.host } : {}) }));
   traceStage("runtime facts read");
   // Only configs that use `when` or `*From` pay for the status view (and runs that publish it).
-  const reads = opts.publish || config.resources.some((r) => r.when || r.sources);
   const egressNumbers = needsEgressNumbers(config.resources) ? await egressAllocation(config, session.ledger, opts.host, prefetch) : undefined;
   const status = reads
     ? statusViewFor(config, runtime, statuses, {
@@ -120,6 +122,8 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     ...(opts.ingress ? { ingress: opts.ingress } : {}),
     runtime,
     stateDir: opts.host.stateDir,
+    keys: (path, what) => keyFacts(opts.host, path, what),
+    ...(hasPackageDatabase(opts.host) ? { packages: { os: readHostOs(opts.host), install: Boolean(opts.installPackages) } } : {}),
   });
   traceStage("desired state computed");
   opts.onDesired?.(desired);
@@ -250,6 +254,7 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
   const { view, intents } = run.desired;
   const inactive = new Set(view.inactive);
   const pending = new Map(view.pending.map((p) => [p.resource, p.reason]));
+  const lacking = new Map(run.plan.resources.filter((p) => p.missingPackages).map((p) => [p.owner, p.reason!]));
   for (const r of view.config.resources) {
     const def = kindDefinition(r.kind)!;
     const mine = intents.get(r.owner);
@@ -266,6 +271,10 @@ function nextStatuses(run: PlanRun, results: StepResult[], previous: Map<OwnerKe
       next.reason = "SourceUnresolved";
       next.message = pending.get(r)!;
       next.artifacts = prev?.artifacts ?? [];
+    } else if (lacking.has(r.owner)) {
+      next.phase = "Pending";
+      next.reason = "PackageMissing";
+      next.message = lacking.get(r.owner)!;
     } else if (state === "undecided") {
       next.phase = prev?.phase ?? "Unknown";
       next.reason = "WhenUndecidable";

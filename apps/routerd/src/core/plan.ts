@@ -40,8 +40,10 @@ export interface PlannedResource {
   id: string;
   owner: OwnerKey;
   state: "active" | "inactive" | "undecided" | "pending" | "removed";
-  /** Why a pending resource waits (a status-sourced value it needs). */
+  /** Why a pending resource waits (a status-sourced value it needs, or packages the host lacks). */
   reason?: string;
+  /** Required packages the host does not have: the resource is Pending until they are installed. */
+  missingPackages?: string[];
   artifacts: PlannedArtifact[];
 }
 
@@ -120,6 +122,54 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
   return { change: differences.length ? "update" : "unchanged", differences, observed: o.artifact.attributes };
 }
 
+/**
+ * Kinds routerd only ever changes when it created them: one that exists on the host without a ledger entry
+ * belongs to someone else and is left alone, and so is everything that lives in or on it (its link settings,
+ * peers, addresses and routes through it).
+ */
+type Covers = (d: Pick<DesiredArtifact, "kind" | "name" | "attributes">) => boolean;
+const EXCLUSIVE: Partial<Record<ArtifactKind, (name: string) => Covers>> = {
+  "wireguard.device": (dev) => (d) =>
+    (d.kind === "linux.link" && d.name === dev) ||
+    (d.kind === "wireguard.peer" && d.name.startsWith(`${dev}/`)) ||
+    ((d.kind === "linux.ipv4.address" || d.kind === "linux.ipv6.address") && d.attributes.ifname === dev) ||
+    ((d.kind === "linux.ipv4.route" || d.kind === "linux.ipv6.route") && d.attributes.device === dev),
+};
+
+/** Why a desired artifact must not be touched (its exclusive parent exists and is not routerd's), if so. */
+function foreignParents(desired: readonly DesiredArtifact[], ledger: Ledger, inventory: Inventory): (d: DesiredArtifact) => string | undefined {
+  const rules: { covers: Covers; reason: string }[] = [];
+  for (const d of desired) {
+    const exclusive = EXCLUSIVE[d.kind];
+    if (!exclusive || d.action !== "ensure" || ledger.get(d.kind, d.name)) continue;
+    if (observe(inventory, d.kind, d.name).state !== "present") continue;
+    const covers = exclusive(d.name);
+    rules.push({
+      covers: (x) => (x.kind === d.kind && x.name === d.name) || covers(x),
+      reason: `${d.kind} ${d.name} exists on the host and routerd did not create it: left alone (choose another name, or take it over with routerd adopt --apply)`,
+    });
+  }
+  return (d) => (rules.length ? rules.find((r) => r.covers(d))?.reason : undefined);
+}
+
+/**
+ * Owners that need a required package the host does not have and nothing installs now (derived packages are
+ * observed unless `--install-packages`): they wait (Pending) instead of failing half-way.
+ */
+function missingPackages(desired: readonly DesiredArtifact[], inventory: Inventory): Map<OwnerKey, string[]> {
+  const out = new Map<OwnerKey, string[]>();
+  const known = inventory.get("package");
+  if (known?.status !== "known") return out;
+  for (const d of desired) {
+    if (d.kind !== "package" || d.action !== "observe" || d.attributes.optional === true || known.items.has(d.name)) continue;
+    for (const o of d.owners) out.set(o, [...(out.get(o) ?? []), String(d.attributes.name)]);
+  }
+  return out;
+}
+
+const waitingForPackages = (names: readonly string[]) =>
+  `waiting for package${names.length > 1 ? "s" : ""} ${names.join(", ")} (install with routerd reconcile --once --install-packages, or list them in a Package resource)`;
+
 export function plan(input: PlanInput): Plan {
   const { view, intents } = input.desired;
   const desired = input.desired.desired;
@@ -137,9 +187,15 @@ export function plan(input: PlanInput): Plan {
 
   // Per artifact id: the desired artifact, its ledger entry and what the plan decided (looked up once).
   const seen = new Map<string, { d: DesiredArtifact; entry: LedgerEntry | undefined; c: Classified }>();
+  const foreign = foreignParents(desired, input.ledger, input.inventory);
+  const missing = missingPackages(desired, input.inventory);
   for (const d of desired) {
     const entry = input.ledger.get(d.kind, d.name);
     let c = classify(d, entry, input.inventory);
+    const notOurs = !entry && c.change !== "unknown" ? foreign(d) : undefined;
+    if (notOurs) c = { change: "unknown", reason: notOurs, ...(c.observed ? { observed: c.observed } : {}) };
+    const waits = missing.size && (c.change === "create" || c.change === "update") ? d.owners.find((o) => missing.has(o)) : undefined;
+    if (waits) c = { change: "unknown", reason: waitingForPackages(missing.get(waits)!), ...(c.observed ? { observed: c.observed } : {}) };
     // An owner whose daemon state is unknown keeps what exists as it is, also in a file it shares with others
     // (a DHCPv6 client restarting must not rewrite the dnsmasq config, which would restart dnsmasq). A pending
     // owner is not among the desired owners any more: the ledger says what it shares.
@@ -176,7 +232,12 @@ export function plan(input: PlanInput): Plan {
       return a;
     }),
   });
-  result.resources.push(...view.active.map((r) => planned(r, "active")));
+  result.resources.push(
+    ...view.active.map((r) => {
+      const lacking = missing.get(r.owner);
+      return lacking ? { ...planned(r, "pending", waitingForPackages(lacking)), missingPackages: lacking } : planned(r, "active");
+    }),
+  );
   result.resources.push(...view.inactive.map((r) => planned(r, "inactive")));
   result.resources.push(...view.undecided.map((r) => planned(r, "undecided")));
   result.resources.push(...view.pending.map((p) => planned(p.resource, "pending", p.reason)));
@@ -189,7 +250,7 @@ export function plan(input: PlanInput): Plan {
     activeOwners: new Set(view.active.map((r) => r.owner)),
     configuredOwners: configured,
     // held includes the pending resources: waiting for a value never removes what they have.
-    protectedOwners: new Set([...view.undecided.map((r) => r.owner), ...input.desired.held.keys()]),
+    protectedOwners: new Set([...view.undecided.map((r) => r.owner), ...input.desired.held.keys(), ...missing.keys()]),
     ledger: input.ledger.list(),
     statuses: input.statuses,
     inventory: input.inventory,

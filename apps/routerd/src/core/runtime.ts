@@ -1,5 +1,5 @@
-// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions) over their sockets, and
-// resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
+// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions) over their sockets,
+// WireGuard devices, and resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
 // artifacts; only a daemon that says "no lease" removes them.
 import { Resolver } from "node:dns/promises";
 import {
@@ -16,8 +16,9 @@ import {
   type RouterConfig,
   type RuntimeFact,
   type RuntimeView,
+  type WireGuardFacts,
 } from "@routerd/api";
-import { observeLinkFacts, type HostContext } from "@routerd/host";
+import { observeLinkFacts, observeWireGuardDevices, type HostContext, type WireGuardDeviceState } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
 async function resourceState(runDir: string, daemon: string, instance: string): Promise<{ phase: string; details?: unknown } | { unknown: string }> {
@@ -65,22 +66,37 @@ export async function readLinks(host: HostContext): Promise<Map<string, LinkFact
   }
 }
 
+/** The namespace's WireGuard devices for status (without fingerprints: status shows no key material at all). */
+export async function readWireGuard(host: HostContext): Promise<Map<string, WireGuardFacts> | Error> {
+  try {
+    return new Map((await observeWireGuardDevices(host)).map((d) => [d.ifname, wireGuardFacts(d)]));
+  } catch (err) {
+    return new Error(`WireGuard devices could not be read: ${(err as Error).message.split("\n")[0]}`);
+  }
+}
+
+function wireGuardFacts(d: WireGuardDeviceState): WireGuardFacts {
+  return { ...d, peers: d.peers.map(({ presharedKeyFingerprint: _psk, ...p }) => p) };
+}
+
 /**
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
  */
-export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; knownLinks?: ReadonlyMap<string, LinkFacts> } = {}): Promise<RuntimeView> {
+export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; knownLinks?: ReadonlyMap<string, LinkFacts>; wireguard?: HostContext } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
   const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
   let links: ReadonlyMap<string, LinkFacts> | undefined = opts.links ? undefined : opts.knownLinks;
+  let wireguard: Map<string, WireGuardFacts> | Error | undefined;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
     ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
+    ...(opts.wireguard && view.all("WireGuardInterface").length ? [readWireGuard(opts.wireguard).then((w) => (wireguard = w))] : []),
   ]);
-  const facts = { dhcpv4, prefixes, pppoe, ...(links ? { links } : {}) };
+  const facts = { dhcpv4, prefixes, pppoe, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) };
   const aftr = await resolveAftrNames(view.config, runtimeFrom(facts));
   return runtimeFrom({ ...facts, ...(aftr.size ? { aftr } : {}) });
 }

@@ -185,7 +185,7 @@ export class Server {
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
-    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {})]);
+    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {}), wireguard: this.opts.host })]);
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));

@@ -27,6 +27,8 @@ import { ipv4StaticAddressKind } from "./ipv4-static-address.js";
 import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
+import { ntpClientKind } from "./ntp-client.js";
+import { packageKind } from "./package.js";
 import { portForwardKind } from "./port-forward.js";
 import { pppoeSessionKind } from "./pppoe-session.js";
 import { dsliteTunnelKind } from "./dslite-tunnel.js";
@@ -36,6 +38,8 @@ import { vxlanTunnelKind } from "./vxlan-tunnel.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
+import { wireGuardInterfaceKind } from "./wireguard-interface.js";
+import { wireGuardPeerKind } from "./wireguard-peer.js";
 
 // Each definition is typed with its own spec; the registry erases that for generic handling.
 export const KINDS: readonly KindDefinition<any>[] = [
@@ -74,6 +78,10 @@ export const KINDS: readonly KindDefinition<any>[] = [
   dnsZoneKind,
   dnsForwarderKind,
   dnsUpstreamKind,
+  wireGuardInterfaceKind,
+  wireGuardPeerKind,
+  ntpClientKind,
+  packageKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

@@ -110,8 +110,9 @@ describe("intents of every kind (fixture testdata/all-kinds.yaml)", () => {
     const merged = mergeIntents(all, (kind, a, b) => (kind === "nft.table" || JSON.stringify(a) === JSON.stringify(b) ? a : undefined));
     const nat = merged.find((d) => d.name === "ip/routerd_nat")!;
     expect(nat.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["IngressService/api", "NAT44Rule/masquerade", "PortForward/web"]);
-    // Only the persistent Sysctl gets a block in the sysctl.d file; the LAN services share one dnsmasq config.
-    expect(merged.filter((d) => d.kind === "file").map((d) => d.name).sort()).toEqual(["/etc/routerd/dnsmasq.conf#lan-services", "/etc/sysctl.d/90-routerd.conf#net.netfilter.nf_conntrack_max"]);
+    // Only the persistent Sysctl gets a block in the sysctl.d file; the LAN services share one dnsmasq config;
+    // the NTPClient owns a block in chrony's sources directory.
+    expect(merged.filter((d) => d.kind === "file").map((d) => d.name).sort()).toEqual(["/etc/chrony/sources.d/routerd.sources#ntp-time", "/etc/routerd/dnsmasq.conf#lan-services", "/etc/sysctl.d/90-routerd.conf#net.netfilter.nf_conntrack_max"]);
     expect(merged.find((d) => d.name === "/etc/routerd/dnsmasq.conf#lan-services")!.owners.map((o) => o.split("/").slice(2).join("/")).sort()).toEqual(["DHCPv4Reservation/printer", "DHCPv4Server/lan-dhcp", "DHCPv6Information/lan-info", "DHCPv6Server/lan-dhcpv6", "IPv6RouterAdvertisement/lan-ra"]);
   });
 
@@ -152,6 +153,9 @@ describe("provides tables and published status", () => {
     DNSResolver: ["updatedAt"],
     DNSZone: ["updatedAt"],
     TunnelInterface: ["observedAddress", "observedPeerAddress", "underlayMTU"],
+    // SAM node sets and the host firewall summary are not implemented (validation refuses peersFrom/selfNodeRef).
+    WireGuardInterface: ["selfNodeRef", "hostFirewall", "peersFrom", "pendingSources"],
+    NTPClient: ["updatedAt"],
   };
   const fixture = loadFixture();
   const lease = { address: "203.0.113.9", prefixLength: 24, routers: ["203.0.113.1"], dnsServers: ["203.0.113.53"], domain: "isp.example", classlessRoutes: [], expiresAt: "2030-01-01T00:00:00.000Z", ntpServers: ["203.0.113.123"], leaseTime: 3600, renewAt: "2029-12-31T23:30:00.000Z", rebindAt: "2029-12-31T23:52:30.000Z" };
@@ -162,6 +166,18 @@ describe("provides tables and published status", () => {
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
     pppoe: new Map([["flets", { state: "present", value: { device: "ppp0", interface: "wan0", currentAddress: "10.64.0.100", peerAddress: "10.64.0.1", dnsServers: ["10.64.0.53"], connectedAt: "2030-01-01T00:00:00.000Z" }, phase: "Up" }]]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
+    wireguard: new Map([
+      [
+        "wg0",
+        {
+          ifname: "wg0",
+          backend: "wireguard-go" as const,
+          publicKey: "L8lFstTe/ajEvrkMwvPxZDVkuMxYzy7xGQBU8eXkqTY=",
+          listenPort: 51820,
+          peers: [{ publicKey: "R+kpv0E7+9ZfEtF0WNgYBwK3xWemo6L7sQ+YHZWIuGY=", endpoint: "198.51.100.7:51820", allowedIPs: ["10.99.1.0/24", "fd99::/64"], latestHandshake: "2030-01-01T00:00:00.000Z", transferRxBytes: 1024, transferTxBytes: 2048, persistentKeepalive: 25 }],
+        },
+      ],
+    ]),
   });
   const status = makeStatusView({ config: fixture, runtime });
 

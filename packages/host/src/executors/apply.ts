@@ -8,6 +8,8 @@ import { linksNeedingPromotion, promoteSecondaries } from "./ipv4-siblings.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
 import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
+import { installPackage } from "../packages.js";
+import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
 export interface Step {
   op: "ensure" | "remove";
@@ -52,9 +54,14 @@ interface Phase {
 }
 
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
+  // Packages first: what the other steps run may come with them.
+  package: { order: 5, direct: (s, ctx) => installPackage(ctx, s.attributes) },
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
   "linux.fou": { order: 19, direct: (s, ctx) => addFou(ctx.runner, s.attributes) },
+  // A WireGuard device exists before its link is set up and addressed; its peers before their routes.
+  "wireguard.device": { order: 15, direct: (s, ctx) => ensureWireGuardDevice(ctx, s.attributes) },
+  "wireguard.peer": { order: 16, direct: (s, ctx) => ensureWireGuardPeer(ctx, s.attributes) },
   "linux.link": { order: 20, ip: true },
   "linux.ipv4.address": { order: 21, ip: true },
   "linux.ipv6.address": { order: 21, ip: true },
@@ -78,6 +85,7 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
   "nft.set": { order: 106, direct: () => undefined },
   "linux.fdb": { order: 108, direct: (s, ctx) => deleteFdb(ctx.runner, s.attributes) },
+  "wireguard.peer": { order: 108, direct: (s, ctx) => removeWireGuardPeer(ctx, s.attributes) },
   "linux.ipv4.fwmarkRule": { order: 110, ip: true },
   "linux.ipv4.route": { order: 120, ip: true },
   // After the daemon that writes them has stopped (order 100).
@@ -88,6 +96,7 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.ipv6.address": { order: 135, ip: true },
   "linux.link": { order: 140, ip: true },
   "linux.fou": { order: 145, direct: (s, ctx) => deleteFou(ctx.runner, s.attributes) },
+  "wireguard.device": { order: 140, direct: (s, ctx) => removeWireGuardDevice(ctx, s.attributes) },
   file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
   "routerd.lease": { order: 160, direct: () => "deferred" },
 };

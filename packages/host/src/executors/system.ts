@@ -78,6 +78,41 @@ export async function flushRouteProtocol(ctx: HostContext, attrs: Attributes): P
   rmSync(routeProtocolMarker(ctx, artifactNames.routeProtocol(protocol, table)), { force: true });
 }
 
+/**
+ * What makes a program take a changed block (run only after routerd changed it). Services of the host are
+ * restarted only when routerd manages the real root: a test root has no systemd of its own.
+ */
+const RELOADERS: Record<string, (ctx: HostContext) => Promise<void>> = {
+  async chrony(ctx) {
+    const socket = rooted(ctx, "/run/chrony/chronyd.sock");
+    if (!existsSync(socket)) return; // not running: it reads the file when it starts
+    await mustRun(ctx, "chronyc", ["-h", socket, "reload", "sources"]);
+  },
+  "systemd-timesyncd": (ctx) => restartService(ctx, "systemd-timesyncd.service"),
+  ntpd: (ctx) => restartService(ctx, "ntpsec.service"),
+};
+
+async function mustRun(ctx: HostContext, cmd: string, args: string[]): Promise<void> {
+  const r = await ctx.runner.run(cmd, args);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
+}
+
+async function restartService(ctx: HostContext, unit: string): Promise<void> {
+  if (ctx.root !== "/" && ctx.root !== "") return;
+  await mustRun(ctx, "systemctl", ["try-restart", unit]);
+}
+
+async function reloadAfterChange(ctx: HostContext, attrs: Attributes): Promise<void> {
+  if (attrs.reload === undefined) return;
+  const reload = RELOADERS[String(attrs.reload)];
+  if (!reload) throw new Error(`unknown reload ${String(attrs.reload)}`);
+  try {
+    await reload(ctx);
+  } catch (err) {
+    throw new Error(`${String(attrs.path)} was written, but the reload failed: ${(err as Error).message}`);
+  }
+}
+
 export async function writeFileBlock(ctx: HostContext, attrs: Attributes): Promise<void> {
   const path = rooted(ctx, String(attrs.path));
   const old = existsSync(path) ? readFileSync(path, "utf8") : "";
@@ -95,12 +130,15 @@ export async function writeFileBlock(ctx: HostContext, attrs: Attributes): Promi
     }
   }
   writeFileAtomic(path, next, mode);
+  if (next !== old) await reloadAfterChange(ctx, attrs);
 }
 
-export function deleteFileBlock(ctx: HostContext, attrs: Attributes): void {
+export async function deleteFileBlock(ctx: HostContext, attrs: Attributes): Promise<void> {
   const path = rooted(ctx, String(attrs.path));
   if (!existsSync(path)) return;
   const old = readFileSync(path, "utf8");
   const next = removeBlock(old, String(attrs.block));
-  if (next !== old) writeFileAtomic(path, next, statSync(path).mode & 0o7777);
+  if (next === old) return;
+  writeFileAtomic(path, next, statSync(path).mode & 0o7777);
+  await reloadAfterChange(ctx, attrs);
 }

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { makeConfigView } from "../config-view.js";
+import { loadConfig } from "../load.js";
+import { kindDefinition } from "./index.js";
+
+const HEAD = "apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: test }\nspec:\n  resources:\n";
+const res = (group: string, kind: string, name: string, spec: string) => `    - apiVersion: ${group}.routerd.net/v1alpha1\n      kind: ${kind}\n      metadata: { name: ${name} }\n      spec: ${spec}\n`;
+const ntp = (name: string, spec: string) => res("system", "NTPClient", name, spec);
+const load = (...r: string[]) => loadConfig(HEAD + r.join(""), "f.yaml");
+
+function intents(...r: string[]) {
+  const result = load(...r);
+  expect(result.issues.filter((i) => i.severity === "error")).toEqual([]);
+  const view = makeConfigView(result.config!);
+  return result.config!.resources.filter((x) => x.kind === "NTPClient").flatMap((x) => kindDefinition(x.kind)!.intents(x, view));
+}
+
+describe("NTPClient rendering per provider (owned blocks, never the whole file)", () => {
+  it("systemd-timesyncd: a [Time] drop-in with NTP and FallbackNTP, restarted on change", () => {
+    const [i] = intents(ntp("time", "{ servers: [ntp1.example.net, 192.0.2.123], fallbackServers: [pool.example.org] }"));
+    expect(i).toMatchObject({ kind: "file", name: "/etc/systemd/timesyncd.conf.d/routerd.conf#ntp-time", action: "ensure" });
+    expect(i!.attributes).toEqual({
+      path: "/etc/systemd/timesyncd.conf.d/routerd.conf",
+      block: "ntp-time",
+      reload: "systemd-timesyncd",
+      content: "[Time]\nNTP=ntp1.example.net 192.0.2.123\nFallbackNTP=pool.example.org\n",
+    });
+  });
+
+  it("chrony: server lines in sources.d, reloaded with chronyc; fallback servers only while none is known", () => {
+    const [i] = intents(ntp("time", "{ provider: chrony, servers: [192.0.2.123, 2001:db8::123] }"));
+    expect(i!.attributes).toEqual({ path: "/etc/chrony/sources.d/routerd.sources", block: "ntp-time", reload: "chrony", content: "server 192.0.2.123 iburst\nserver 2001:db8::123 iburst\n" });
+    const [f] = intents(ntp("time", "{ provider: chrony, fallbackServers: [pool.example.org] }"));
+    expect(f!.attributes.content).toBe("server pool.example.org iburst\n");
+  });
+
+  it("ntpd: a block in ntpsec's ntp.conf", () => {
+    const [i] = intents(ntp("time", "{ provider: ntpd, servers: [ntp1.example.net] }"));
+    expect(i!.attributes).toMatchObject({ path: "/etc/ntpsec/ntp.conf", block: "ntp-time", reload: "ntpd", content: "server ntp1.example.net iburst\n" });
+  });
+
+  it("managed: false only observes", () => {
+    const [i] = intents(ntp("time", "{ managed: false, servers: [ntp1.example.net] }"));
+    expect(i).toMatchObject({ action: "observe", attributes: { path: "/etc/systemd/timesyncd.conf.d/routerd.conf", block: "ntp-time" } });
+  });
+});
+
+describe("NTPClient validation", () => {
+  const errors = (...r: string[]) =>
+    load(...r)
+      .issues.filter((i) => i.severity === "error")
+      .map((e) => [e.field, e.message, e.hint]);
+
+  it("source: dhcp needs serverFrom, and says what to write", () => {
+    expect(errors(ntp("time", "{ source: dhcp }"))).toEqual([
+      ["spec.serverFrom", expect.stringMatching(/needs serverFrom/), "serverFrom: [{resource: DHCPv4Client/wan, field: ntpServers}]"],
+      ["spec.servers", expect.stringMatching(/nothing to ask/), undefined],
+    ]);
+  });
+
+  it("one provider per host; serverFrom must name a field that provides servers", () => {
+    expect(errors(ntp("a", "{ servers: [192.0.2.1] }"), ntp("b", "{ provider: chrony, servers: [192.0.2.2] }")).map((e) => e[0])).toEqual(["spec.provider"]);
+    const e = errors(res("net", "Interface", "wan", "{ ifname: wan0 }"), res("net", "DHCPv4Client", "wan", "{ interface: wan }"), ntp("time", "{ provider: chrony, serverFrom: [{ resource: DHCPv4Client/wan, field: leaseTime }] }"));
+    expect(e).toHaveLength(1);
+    expect(e[0]![0]).toMatch(/^spec\.serverFrom/);
+  });
+});
