@@ -58,6 +58,8 @@ export interface PppoeSession {
   ipv6LocalLinkLocal?: string;
   ipv6PeerLinkLocal?: string;
   connectedAt?: string;
+}
+
 /** What `wg show <ifname> dump` says of one WireGuard device (never its private or preshared keys). */
 export interface WireGuardFacts {
   ifname: string;
