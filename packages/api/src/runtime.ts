@@ -57,6 +57,8 @@ export interface RuntimeView {
   delegatedPrefix(resource: string): RuntimeFact<DelegatedPrefix>;
   /** A link on the host by its Linux name (read only when something needs an Interface's status). */
   link(ifname: string): RuntimeFact<LinkFacts>;
+  /** A VRRP VirtualAddress's role as keepalived last reported it (MASTER, BACKUP, FAULT, STOP). */
+  vrrpRole(resource: string): RuntimeFact<string>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -65,6 +67,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   dhcpv4Lease: () => NOT_READ,
   delegatedPrefix: () => NOT_READ,
   link: () => ({ state: "unknown", reason: "links were not read" }),
+  vrrpRole: () => NOT_READ,
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -73,12 +76,14 @@ export function runtimeFrom(facts: {
   prefixes?: ReadonlyMap<string, RuntimeFact<DelegatedPrefix>>;
   /** Every link on the host, by name; undefined when they were not read. */
   links?: ReadonlyMap<string, LinkFacts>;
+  vrrpRoles?: ReadonlyMap<string, RuntimeFact<string>>;
 }): RuntimeView {
   const unknown = { state: "unknown", reason: "daemon state not available" } as const;
   const links = facts.links;
   return {
     dhcpv4Lease: (r) => facts.dhcpv4?.get(r) ?? unknown,
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
+    vrrpRole: (r) => facts.vrrpRoles?.get(r) ?? unknown,
     link(ifname) {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);

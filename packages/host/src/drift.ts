@@ -60,6 +60,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
     return out;
   },
   "nft.set": compareKeys("family", "table", "set"),
+  // Whether to announce the address is how it is added, not something the host shows.
+  "linux.ipv4.address": compareKeys("gratuitousARP"),
   "routerd.daemon": () => [],
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],

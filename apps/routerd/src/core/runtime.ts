@@ -1,6 +1,8 @@
 // Reads what the daemons know (DHCPv4 leases, delegated prefixes) over their sockets. A daemon that does not
 // answer gives "unknown", which keeps existing artifacts; only a daemon that says "no lease" removes them.
-import { DHCPV4_CLIENT_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "@routerd/api";
+import { readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { DHCPV4_CLIENT_DAEMON, VRRP_DAEMON, runtimeFrom, type ConfigView, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type RuntimeFact, type RuntimeView } from "@routerd/api";
 import { observeLinkFacts, type HostContext } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
@@ -43,6 +45,15 @@ async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | un
   }
 }
 
+/** keepalived's notify commands point <run-dir>/keepalived/<name> at the role's name (see the renderer). */
+export function vrrpRole(runDir: string, name: string): RuntimeFact<string> {
+  try {
+    return { state: "present", value: readlinkSync(join(runDir, VRRP_DAEMON.daemon, name)) };
+  } catch {
+    return { state: "unknown", reason: "keepalived has not reported a role yet" };
+  }
+}
+
 /**
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
@@ -56,7 +67,8 @@ export async function readRuntime(view: ConfigView, runDir: string, opts: { link
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
   ]);
-  return runtimeFrom({ dhcpv4, prefixes, ...(links ? { links } : {}) });
+  const vrrpRoles = new Map(view.all<{ mode?: string }>("VirtualAddress").filter((r) => r.spec.mode === "vrrp").map((r) => [r.metadata.name, vrrpRole(runDir, r.metadata.name)] as const));
+  return runtimeFrom({ dhcpv4, prefixes, vrrpRoles, ...(links ? { links } : {}) });
 }
 
 /** Does anything in the config read a status field of an Interface (which comes from the host's links)? */

@@ -21,6 +21,7 @@ import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
+import { VrrpRoles } from "./vrrp-roles.js";
 
 export interface ServeOptions {
   configPath: string;
@@ -41,6 +42,7 @@ export class Server {
   private readonly ingressActive = new Map<string, string>();
   /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
   private resolved = new Map<string, Resource>();
+  private readonly vrrpRoles = new VrrpRoles();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -208,6 +210,7 @@ export class Server {
       const key = `${p.kind}/${p.name}`;
       ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "" });
     }
+    this.vrrpRoles.report(view, dirs.runDir, ctx, (key) => ctx.status.resource(key)?.phase);
     for (const r of ctx.status.resources()) {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
     }

@@ -31,12 +31,14 @@ import { portForwardKind } from "./port-forward.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
+import { virtualAddressKind } from "./virtual-address.js";
 
 // Each definition is typed with its own spec; the registry erases that for generic handling.
 export const KINDS: readonly KindDefinition<any>[] = [
   interfaceKind,
   ipv4StaticAddressKind,
   ipv4RouteKind,
+  virtualAddressKind,
   nat44RuleKind,
   egressRoutePolicyKind,
   healthCheckKind,

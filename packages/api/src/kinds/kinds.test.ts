@@ -159,6 +159,7 @@ describe("provides tables and published status", () => {
   const runtime = runtimeFrom({
     dhcpv4: new Map([["isp2-dhcp", { state: "present", value: lease, phase: "Bound" }]]),
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
+    vrrpRoles: new Map([["lan-gateway", { state: "present", value: "MASTER" }]]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
   });
   const status = makeStatusView({ config: fixture, runtime });
@@ -171,7 +172,7 @@ describe("provides tables and published status", () => {
       const expected = Object.keys(def.provides).filter((f) => !NOT_FROM_STATUS[kind]?.includes(f));
       for (const f of set) expect(Object.keys(def.provides), `${kind} publishes ${f}`).toContain(f);
       // Optional spec values (an IPv4Route's gateway, a PortForward's listen address) may be unset.
-      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway"]);
+      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway", "hostname", "virtualRouterID", "priority"]);
       for (const f of expected.filter((x) => !optional.has(x))) expect(set, `${kind}/${r.metadata.name} does not publish ${f}`).toContain(f);
     }
   });

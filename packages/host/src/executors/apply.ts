@@ -3,6 +3,7 @@
 // the caller re-observes to verify before it records anything as present.
 import { artifactId, parseRouteName, type ArtifactKind, type Attributes, type Inventory } from "@routerd/resource";
 import type { HostContext } from "../context.js";
+import { announceIpv4Address } from "./announce.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
@@ -44,6 +45,8 @@ type Direct = (step: Step, ctx: HostContext, req: ApplyRequest) => Promise<void 
 interface Phase {
   order: number;
   ip?: true;
+  /** Run once the ip batch brought this artifact about (an address announced); an error fails the step. */
+  after?: (step: Step, ctx: HostContext) => Promise<void>;
   direct?: Direct;
   /** Depends on nothing else in the run: applied concurrently with the ordered phases, not after them. */
   alongside?: true;
@@ -53,7 +56,7 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
   "linux.link": { order: 20, ip: true },
-  "linux.ipv4.address": { order: 21, ip: true },
+  "linux.ipv4.address": { order: 21, ip: true, after: (s, ctx) => announceIpv4Address(ctx, s.attributes) },
   "linux.ipv6.address": { order: 21, ip: true },
   "linux.ipv4.routeTable": { order: 22, ip: true },
   "linux.ipv6.route": { order: 22, ip: true },
@@ -141,10 +144,13 @@ async function applyInOrder(ctx: HostContext, req: ApplyRequest, input: Step[]):
       lines.push(...own);
     }
     const failed = lines.length ? failedBatchLines((await ctx.runner.run("ip", ["-force", "-batch", "-"], { input: lines.join("\n") + "\n" })).stderr) : new Map<number, string>();
-    for (const b of batch) {
+    const outcomes = batch.map(async (b) => {
       const errors = failed.size ? [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`) : [];
-      results.push({ op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) });
-    }
+      const after = phaseOf(b.step)!.after;
+      if (errors.length === 0 && after) await after(b.step, ctx).catch((err: Error) => errors.push(err.message));
+      return { op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) };
+    });
+    results.push(...(await Promise.all(outcomes)));
   }
   return results;
 }
