@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
 import { killAll } from "../lib/daemons.js";
 import { routerctl, startServe, until, type ServeProcess } from "../lib/serve.js";
-import { VrrpLab, type LanHost } from "./topology.js";
+import { LanLab, type LanHost } from "../lib/lan.js";
 
 const ADVERT_MS = 1000;
 const FAILOVER_BUDGET_MS = 3 * ADVERT_MS + 1000;
 const VRID = randomInt(1, 255);
 
-let lab: VrrpLab;
+let lab: LanLab;
 let a: LanHost;
 let b: LanHost;
 let client: LanHost;
@@ -25,7 +25,7 @@ let vip: string;
  * once (after its skew time). With a penalty the master only advertises a lower priority, which a backup
  * ignores until its master-down timer runs out (RFC 5798 6.4.2): that is checked in the config only. */
 function routerConfig(h: LanHost, priority: number): void {
-  VrrpLab.writeConfig(h, [
+  LanLab.writeConfig(h, [
     res("HealthCheck", "upstream", { type: "icmp", target: client.address, interval: "500ms", timeout: "300ms", healthyThreshold: 2, unhealthyThreshold: 2 }),
     res("VirtualAddress", "gw", {
       family: "ipv4",
@@ -39,7 +39,7 @@ function routerConfig(h: LanHost, priority: number): void {
 }
 
 const serve = (h: LanHost) => serves.set(h, startServe(h.ns, { config: h.config, ...h.dirs }));
-const holder = () => [a, b].filter((h) => VrrpLab.hasAddress(h, vip));
+const holder = () => [a, b].filter((h) => LanLab.hasAddress(h, vip));
 const verdict = (h: LanHost) => {
   try {
     return readFileSync(join(h.dirs.stateDir, "healthcheck/default/verdicts/upstream"), "utf8").trim();
@@ -57,7 +57,7 @@ async function movesTo(h: LanHost, budgetMs: number, from = Date.now()): Promise
 }
 
 beforeAll(async () => {
-  lab = new VrrpLab();
+  lab = new LanLab();
   a = lab.add("vr-a", 1);
   b = lab.add("vr-b", 2);
   client = lab.add("vr-c", 100);
@@ -85,19 +85,19 @@ describe("VirtualAddress mode: vrrp (keepalived)", () => {
     expect(conf).toContain(`virtual_router_id ${VRID}`);
     expect(conf).toContain("priority 150");
     expect(client.ns.exec("ping", ["-c", "1", "-W", "1", vip], { allowFail: true }).code).toBe(0);
-    expect(VrrpLab.neighbour(client, vip)).toBe(VrrpLab.mac(a));
+    expect(LanLab.neighbour(client, vip)).toBe(LanLab.mac(a));
   });
 
   it("moves to the backup when the master's tracked check fails, within 3 × advertisement interval + 1 s", async () => {
     await until("A's check healthy", () => verdict(a) === "Healthy", 30_000);
-    const added = VrrpLab.addressAdded(b, vip, 30_000);
+    const added = LanLab.addressAdded(b, vip, 30_000);
     a.ns.ip(`route add blackhole ${client.address}/32`);
     const failed = await until("A's check Unhealthy", () => (verdict(a) === "Unhealthy" ? Date.now() : undefined), 20_000, 20);
     const took = (await added) - failed;
     expect(took).toBeLessThanOrEqual(FAILOVER_BUDGET_MS);
     await movesTo(b, 10_000);
     // keepalived's gratuitous ARP moved the client's neighbour entry to B.
-    await until("client's neighbour entry on B", () => VrrpLab.neighbour(client, vip) === VrrpLab.mac(b), 5000);
+    await until("client's neighbour entry on B", () => LanLab.neighbour(client, vip) === LanLab.mac(b), 5000);
     await until("roles: A in FAULT (its check), B MASTER", () => role(a) === "FAULT" && role(b) === "MASTER", 30_000, 300);
     console.info(`tracked check failed -> address on the backup: ${took} ms (budget ${FAILOVER_BUDGET_MS} ms)`);
   }, 60_000);
@@ -111,7 +111,7 @@ describe("VirtualAddress mode: vrrp (keepalived)", () => {
   it("moves to the backup when the master dies, within 3 × advertisement interval + 1 s", async () => {
     // A dead router: serve and its daemons killed, its link silent (a killed keepalived leaves its address).
     await serves.get(a)!.stop("SIGKILL");
-    const added = VrrpLab.addressAdded(b, vip, 30_000);
+    const added = LanLab.addressAdded(b, vip, 30_000);
     a.ns.ip(`link set ${a.ifname} down`);
     const died = Date.now();
     await killAll(a.dir);
@@ -125,13 +125,13 @@ describe("VirtualAddress mode: vrrp (keepalived)", () => {
     a.ns.ip(`link set ${a.ifname} up`);
     serve(a);
     await movesTo(a, 60_000);
-    await until("client's neighbour entry back on A", () => VrrpLab.neighbour(client, vip) === VrrpLab.mac(a), 10_000);
+    await until("client's neighbour entry back on A", () => LanLab.neighbour(client, vip) === LanLab.mac(a), 10_000);
   }, 90_000);
 
   it("removing the VirtualAddress stops keepalived, which gives the address up", async () => {
-    VrrpLab.writeConfig(b, [res("HealthCheck", "upstream", { type: "icmp", target: client.address })]);
+    LanLab.writeConfig(b, [res("HealthCheck", "upstream", { type: "icmp", target: client.address })]);
     await until("B's keepalived stopped", () => !readPids(b).length, 30_000, 200);
-    VrrpLab.writeConfig(a, [res("HealthCheck", "upstream", { type: "icmp", target: client.address })]);
+    LanLab.writeConfig(a, [res("HealthCheck", "upstream", { type: "icmp", target: client.address })]);
     await until("A's keepalived stopped and the address gone", () => !readPids(a).length && holder().length === 0, 30_000, 200);
   }, 60_000);
 });

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
 import { routerd } from "../lib/netns.js";
 import { until } from "../lib/serve.js";
-import { VrrpLab, type LanHost } from "./topology.js";
+import { LanLab, type LanHost } from "../lib/lan.js";
 
 const FAKE_MAC = "02:00:5e:00:00:99";
-let lab: VrrpLab;
+let lab: LanLab;
 let router: LanHost;
 let client: LanHost;
 let vip: string;
@@ -20,7 +20,7 @@ let vip6: string;
 const reconcile = () => routerd(router.ns, ["reconcile", "--once", "--config", router.config], { stateDir: router.dirs.stateDir, root: router.dirs.root });
 
 beforeAll(() => {
-  lab = new VrrpLab();
+  lab = new LanLab();
   router = lab.add("va-r", 1);
   client = lab.add("va-c", 100);
   vip = `${lab.net}.53`;
@@ -36,19 +36,19 @@ afterAll(() => lab?.destroy());
 
 describe("VirtualAddress mode: static", () => {
   it("adds the addresses and announces them; the client's neighbour entries follow", async () => {
-    VrrpLab.writeConfig(router, [
+    LanLab.writeConfig(router, [
       res("VirtualAddress", "dns", { family: "ipv4", interface: "lan", address: `${vip}/32` }),
       res("VirtualAddress", "quiet", { family: "ipv4", interface: "lan", address: quiet, gratuitousARP: false }),
       res("VirtualAddress", "dns6", { family: "ipv6", interface: "lan", address: `${vip6}/128` }),
     ]);
     const r = reconcile();
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    for (const a of [vip, quiet, vip6]) expect(VrrpLab.hasAddress(router, a)).toBe(true);
-    const mac = VrrpLab.mac(router);
-    expect(VrrpLab.neighbour(client, vip)).toBe(mac);
-    await until("the unsolicited NA after DAD", () => VrrpLab.neighbour(client, vip6) === mac, 10_000);
+    for (const a of [vip, quiet, vip6]) expect(LanLab.hasAddress(router, a)).toBe(true);
+    const mac = LanLab.mac(router);
+    expect(LanLab.neighbour(client, vip)).toBe(mac);
+    await until("the unsolicited NA after DAD", () => LanLab.neighbour(client, vip6) === mac, 10_000);
     // Not announced: the client still has the old owner's MAC.
-    expect(VrrpLab.neighbour(client, quiet)).toBe(FAKE_MAC);
+    expect(LanLab.neighbour(client, quiet)).toBe(FAKE_MAC);
     expect(router.ns.exec("sysctl", ["-n", `net.ipv6.conf.${router.ifname}.ndisc_notify`]).stdout.trim()).toBe("1");
     const ledger = readFileSync(join(router.dirs.stateDir, "artifacts.json"), "utf8");
     expect(ledger).toContain(`${router.ifname}/${vip}/32`);
@@ -59,11 +59,11 @@ describe("VirtualAddress mode: static", () => {
   }, 60_000);
 
   it("removing the resources removes exactly their addresses", () => {
-    VrrpLab.writeConfig(router, [res("VirtualAddress", "dns", { family: "ipv4", interface: "lan", address: `${vip}/32` })]);
+    LanLab.writeConfig(router, [res("VirtualAddress", "dns", { family: "ipv4", interface: "lan", address: `${vip}/32` })]);
     expect(reconcile().code).toBe(0);
-    expect(VrrpLab.hasAddress(router, vip)).toBe(true);
-    expect(VrrpLab.hasAddress(router, quiet)).toBe(false);
-    expect(VrrpLab.hasAddress(router, vip6)).toBe(false);
-    expect(VrrpLab.hasAddress(router, router.address)).toBe(true); // not routerd's
+    expect(LanLab.hasAddress(router, vip)).toBe(true);
+    expect(LanLab.hasAddress(router, quiet)).toBe(false);
+    expect(LanLab.hasAddress(router, vip6)).toBe(false);
+    expect(LanLab.hasAddress(router, router.address)).toBe(true); // not routerd's
   });
 });

@@ -1,11 +1,11 @@
-// Two routers and a client on one bridge (in a switch namespace): the VRRP and static VirtualAddress tests.
+// Hosts (namespaces) on one bridge in a switch namespace: the VirtualAddress and ClusterNetworkRoute tests.
 // Unique namespace names and subnets per run; everything goes in destroy().
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { res, routerYaml, type ResourceDoc } from "../lib/config.js";
-import { Netns, tempDir } from "../lib/netns.js";
+import { res, routerYaml, type ResourceDoc } from "./config.js";
+import { Netns, tempDir } from "./netns.js";
 
 export interface LanHost {
   ns: Netns;
@@ -17,9 +17,9 @@ export interface LanHost {
   config: string;
 }
 
-export class VrrpLab {
-  readonly tmp = tempDir("routerd-vrrp-");
-  readonly sw = Netns.create("vr-sw");
+export class LanLab {
+  readonly tmp = tempDir("routerd-lan-");
+  readonly sw = Netns.create("lan-sw");
   /** 10.<n>.<m>.0/24 and 2001:db8:<n><m>::/64, unlikely to be shared by two runs. */
   readonly net = `10.${randomInt(100, 200)}.${randomInt(1, 250)}`;
   readonly net6 = `2001:db8:${randomInt(0x100, 0xfff).toString(16)}:`;
