@@ -1,5 +1,6 @@
 // The daemon wiring, shared by main.ts and the tests: config file → ProbeManager inside runDaemon(), the
 // Probes gRPC service next to the kit's, reload (SIGHUP / "reload") re-reading the file.
+import { join } from "node:path";
 import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
 import { ProbesService } from "@routerd/rpc/gen/routerd/healthcheck/v1/healthcheck";
 import type { Logger } from "pino";
@@ -8,6 +9,7 @@ import { probesServer } from "./grpc-service.js";
 import { ProbeManager, type ManagerOptions } from "./manager.js";
 import { refreshPhase } from "./probe-status.js";
 import { DAEMON_NAME, DEFAULT_INSTANCE } from "./names.js";
+import { VerdictFiles } from "./verdicts.js";
 
 export interface HealthcheckDaemonOptions {
   /** Absolute path of the JSON config; re-read on reload. */
@@ -27,6 +29,9 @@ export interface HealthcheckDaemon {
   daemon: DaemonHandle;
   manager: ProbeManager;
 }
+
+/** <state-dir>/healthcheck/<instance>/verdicts/<probe>: each probe's state as one line. */
+export const VERDICT_DIR = "verdicts";
 
 type Ctx = Pick<DaemonContext, "status" | "events">;
 
@@ -63,7 +68,7 @@ export async function startHealthcheckDaemon(opts: HealthcheckDaemonOptions): Pr
     ...(opts.handleSignals !== undefined ? { handleSignals: opts.handleSignals } : {}),
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     services: (ctx) => {
-      manager = new ProbeManager({ ...opts.manager, ctx });
+      manager = new ProbeManager({ verdicts: new VerdictFiles(join(ctx.stateDir, VERDICT_DIR)), ...opts.manager, ctx });
       return [{ definition: ProbesService, implementation: probesServer(() => manager) }];
     },
     onReload: async (ctx) => {

@@ -9,6 +9,7 @@ import { ProbeRunner, type ProbeResultRecord } from "./runner.js";
 import { publishProbe, publishRunnable } from "./probe-status.js";
 import { initialMachine, isUsable, resetMachine, stepMachine, type Machine, type Transition } from "./state-machine.js";
 import { transitionEvent } from "./transition-event.js";
+import type { VerdictFiles } from "./verdicts.js";
 
 const LOCAL_ERROR = "LocalError";
 
@@ -52,6 +53,8 @@ export interface ManagerOptions {
   /** Spacing of new probes' first attempts, so a config of many probes does not fire at once. Default 25 ms. */
   staggerMs?: number;
   graceMs?: number;
+  /** Also keep each probe's state in a file of its own (read by keepalived's VRRP tracking). */
+  verdicts?: VerdictFiles;
 }
 
 interface Entry {
@@ -88,6 +91,7 @@ export class ProbeManager {
       entry.runner.stop();
       this.entries.delete(name);
       this.localErrors.delete(name);
+      this.options.verdicts?.remove(name);
       summary.removed.push(name);
     }
     // Resources restored from state.json for probes that no longer exist.
@@ -245,6 +249,11 @@ export class ProbeManager {
 
   private publish(name: string, entry: Entry): void {
     publishProbe(this.ctx.status, name, entry.config, entry.machine, entry.message);
+    try {
+      this.options.verdicts?.write(name, entry.machine.state);
+    } catch (err) {
+      this.ctx.logger.error({ err, probe: name }, "cannot write the probe's verdict file");
+    }
   }
 
   /** Remembers probes that cannot run here at all; true when the set changed. */

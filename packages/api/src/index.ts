@@ -98,6 +98,8 @@ export {
   type BGPRouterSpec,
 } from "./kinds/bgp-router.js";
 export { bgpPeerSpec, type BGPPeerSpec } from "./kinds/bgp-peer.js";
+export { clusterCidrs, type ClusterNetworkRouteSpec } from "./kinds/cluster-network-route.js";
+export { VRRP_DAEMON, trackedCheck, virtualAddress, vrrpVersion, type VirtualAddressSpec, type VirtualAddressTrack } from "./kinds/virtual-address.js";
 export {
   BGP_TIMER_PROFILES,
   checkIpPrefix,

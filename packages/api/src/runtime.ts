@@ -99,6 +99,8 @@ export interface RuntimeView {
   aftr(name: string): RuntimeFact<string[]>;
   /** A WireGuard device by its Linux name (read only when the config has one). */
   wireguard(ifname: string): RuntimeFact<WireGuardFacts>;
+  /** A VRRP VirtualAddress's role as keepalived last reported it (MASTER, BACKUP, FAULT, STOP). */
+  vrrpRole(resource: string): RuntimeFact<string>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -110,6 +112,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   pppoeSession: () => NOT_READ,
   aftr: () => ({ state: "unknown", reason: "names were not resolved" }),
   wireguard: () => ({ state: "unknown", reason: "WireGuard devices were not read" }),
+  vrrpRole: () => NOT_READ,
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -123,6 +126,7 @@ export function runtimeFrom(facts: {
   links?: ReadonlyMap<string, LinkFacts>;
   /** Every WireGuard device, by name; undefined when they were not read, an Error when reading failed. */
   wireguard?: ReadonlyMap<string, WireGuardFacts> | Error;
+  vrrpRoles?: ReadonlyMap<string, RuntimeFact<string>>;
 }): RuntimeView {
   const unknown = { state: "unknown", reason: "daemon state not available" } as const;
   const links = facts.links;
@@ -132,6 +136,7 @@ export function runtimeFrom(facts: {
     delegatedPrefix: (r) => facts.prefixes?.get(r) ?? unknown,
     pppoeSession: (r) => facts.pppoe?.get(r) ?? unknown,
     aftr: (name) => facts.aftr?.get(name) ?? { state: "unknown", reason: `${name} was not resolved` },
+    vrrpRole: (r) => facts.vrrpRoles?.get(r) ?? unknown,
     link(ifname) {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);

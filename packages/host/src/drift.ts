@@ -87,6 +87,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
     const ok = desired.compare === "atLeast" ? Number(have) >= Number(want) : have === want;
     return ok ? [] : [{ field: "value", desired: want, observed: have }];
   },
+  // Whether to announce the address is how it is added, not something the host shows.
+  "linux.ipv4.address": compareKeys("gratuitousARP"),
   "routerd.daemon": () => [],
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],

@@ -11,3 +11,5 @@ export { renderSystemdUnit, systemdUnits } from "./units/systemd.js";
 export { rcScripts, renderRcScript } from "./units/rc.js";
 export { SECTIONS as DNSMASQ_SECTIONS, renderDnsmasqConfig, type DnsmasqContext } from "./dnsmasq/config.js";
 export { dnsmasqLeaseFile, renderDnsResolverConfig, type DnsResolverRenderContext } from "./dns/resolver-config.js";
+export { VRRP_STATES, renderKeepalivedConfig, trackScriptName, vrrpAddresses, type KeepalivedPaths } from "./vrrp/keepalived.js";
+export { renderCarp, type CarpConfig } from "./vrrp/carp.js";

@@ -68,3 +68,4 @@ export {
   type GenerationResult,
   type GenerationSummary,
 } from "./generations.js";
+export { sortNextHops, type NextHop } from "./next-hops.js";

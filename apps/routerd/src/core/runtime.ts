@@ -1,10 +1,12 @@
-// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions) over their sockets,
-// WireGuard devices, and resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
+// Reads what the daemons know (DHCPv4 leases, delegated prefixes, PPPoE sessions, VRRP roles), WireGuard devices, and resolves DS-Lite AFTR names. A daemon that does not answer gives "unknown", which keeps existing
 // artifacts; only a daemon that says "no lease" removes them.
 import { Resolver } from "node:dns/promises";
+import { readlinkSync } from "node:fs";
+import { join } from "node:path";
 import {
   DHCPV4_CLIENT_DAEMON,
   PPPOE_CLIENT_DAEMON,
+  VRRP_DAEMON,
   makeStatusView,
   runtimeFrom,
   type ConfigView,
@@ -79,6 +81,15 @@ function wireGuardFacts(d: WireGuardDeviceState): WireGuardFacts {
   return { ...d, peers: d.peers.map(({ presharedKeyFingerprint: _psk, ...p }) => p) };
 }
 
+/** keepalived's notify commands point <run-dir>/keepalived/<name> at the role's name (see the renderer). */
+export function vrrpRole(runDir: string, name: string): RuntimeFact<string> {
+  try {
+    return { state: "present", value: readlinkSync(join(runDir, VRRP_DAEMON.daemon, name)) };
+  } catch {
+    return { state: "unknown", reason: "keepalived has not reported a role yet" };
+  }
+}
+
 /**
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
@@ -96,7 +107,8 @@ export async function readRuntime(view: ConfigView, runDir: string, opts: { link
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
     ...(opts.wireguard && view.all("WireGuardInterface").length ? [readWireGuard(opts.wireguard).then((w) => (wireguard = w))] : []),
   ]);
-  const facts = { dhcpv4, prefixes, pppoe, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) };
+  const vrrpRoles = new Map(view.all<{ mode?: string }>("VirtualAddress").filter((r) => r.spec.mode === "vrrp").map((r) => [r.metadata.name, vrrpRole(runDir, r.metadata.name)] as const));
+  const facts = { dhcpv4, prefixes, pppoe, vrrpRoles, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) };
   const aftr = await resolveAftrNames(view.config, runtimeFrom(facts));
   return runtimeFrom({ ...facts, ...(aftr.size ? { aftr } : {}) });
 }

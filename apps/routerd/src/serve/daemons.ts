@@ -24,8 +24,9 @@ import {
   type DHCPv6PrefixDelegationSpec,
   type HealthCheckSpec,
   type PPPoESessionSpec,
+  VRRP_DAEMON,
 } from "@routerd/api";
-import { renderDnsResolverConfig } from "@routerd/render";
+import { renderDnsResolverConfig, renderKeepalivedConfig, vrrpAddresses } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
 
@@ -84,6 +85,15 @@ export function healthcheckConfig(view: ConfigView): { probes: Record<string, un
         ...(s.fwmark !== undefined ? { fwmark: fwmarkValue(s.fwmark) } : {}),
       };
     }), ...ingressProbes(view)],
+  };
+}
+
+/** Where keepalived finds the HealthChecks' states and leaves the VirtualAddresses' roles. */
+export function keepalivedPaths(dirs: Pick<DaemonDirs, "runDir" | "stateDir">): { verdictDir: string; roleDir: string } {
+  return {
+    // routerd-healthcheck's VERDICT_DIR.
+    verdictDir: join(dirs.stateDir, HEALTHCHECK_DAEMON.daemon, HEALTHCHECK_DAEMON.instance, "verdicts"),
+    roleDir: join(dirs.runDir, VRRP_DAEMON.daemon),
   };
 }
 
@@ -192,6 +202,28 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
             config: { path: config, content: JSON.stringify(pppoeClientConfig(r, view), null, 2) + "\n" },
           };
         }),
+  },
+  {
+    // keepalived for the VRRP VirtualAddresses: its config lives in routerd's state dir (never /etc), a change
+    // is a SIGHUP (keepalived reloads and keeps the instances whose config did not change).
+    daemon: VRRP_DAEMON.daemon,
+    specs(view, dirs) {
+      if (!vrrpAddresses(view).length) return [];
+      const { daemon, instance } = VRRP_DAEMON;
+      const base = join(dirs.stateDir, daemon, instance);
+      const conf = join(base, "keepalived.conf");
+      const run = join(dirs.runDir, daemon);
+      return [
+        {
+          daemon,
+          instance,
+          // -n: stay in the foreground for the supervisor; -P: VRRP only; pid files away from /run.
+          command: ["keepalived", "-n", "-P", "-l", "-G", "-f", conf, "-p", join(run, `${instance}.keepalived.pid`), "-r", join(run, `${instance}.vrrp.pid`)],
+          match: conf,
+          config: { path: conf, content: renderKeepalivedConfig(view, keepalivedPaths(dirs)) },
+        },
+      ];
+    },
   },
   {
     // The LAN services dnsmasq: its config is a routerd artifact (written and checked by reconcile); a changed

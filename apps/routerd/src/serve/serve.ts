@@ -24,6 +24,7 @@ import { liveMessages } from "./live-status.js";
 import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
+import { VrrpRoles } from "./vrrp-roles.js";
 
 export interface ServeOptions {
   configPath: string;
@@ -46,6 +47,7 @@ export class Server {
   private resolved = new Map<string, ResolvedEntry>();
   /** The host's links, read after the last run: the Interface status serve publishes. */
   private links?: ReadonlyMap<string, LinkFacts>;
+  private readonly vrrpRoles = new VrrpRoles();
   private readonly supervisor: Supervisor;
   private wake?: () => void;
   private kicked = false;
@@ -224,6 +226,7 @@ export class Server {
       const details = result.status && configured.has(s.owner) ? (publishedStatus(result.status, key) as JsonObject) : undefined;
       ctx.status.setResource(key, { kind: p.kind, phase: s.phase, message: s.message ?? live.get(key) ?? s.reason ?? "", ...(details ? { details } : {}) });
     }
+    this.vrrpRoles.report(view, dirs.runDir, ctx, (key) => ctx.status.resource(key)?.phase);
     for (const r of ctx.status.resources()) {
       if (r.name !== "cluster" && !statuses.has(config.resources.find((x) => `${x.kind}/${x.metadata.name}` === r.name)?.owner ?? "")) ctx.status.removeResource(r.name);
     }

@@ -3,6 +3,7 @@ import { registerInterfaceKind } from "../interface-kinds.js";
 import type { KindDefinition } from "../kind.js";
 import { bgpPeerKind } from "./bgp-peer.js";
 import { bgpRouterKind } from "./bgp-router.js";
+import { clusterNetworkRouteKind } from "./cluster-network-route.js";
 import { dhcpv4ClientKind } from "./dhcpv4-client.js";
 import { dhcpv4ReservationKind } from "./dhcpv4-reservation.js";
 import { dhcpv4ServerKind } from "./dhcpv4-server.js";
@@ -40,12 +41,15 @@ import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
 import { wireGuardInterfaceKind } from "./wireguard-interface.js";
 import { wireGuardPeerKind } from "./wireguard-peer.js";
+import { virtualAddressKind } from "./virtual-address.js";
 
 // Each definition is typed with its own spec; the registry erases that for generic handling.
 export const KINDS: readonly KindDefinition<any>[] = [
   interfaceKind,
   ipv4StaticAddressKind,
   ipv4RouteKind,
+  clusterNetworkRouteKind,
+  virtualAddressKind,
   nat44RuleKind,
   egressRoutePolicyKind,
   healthCheckKind,

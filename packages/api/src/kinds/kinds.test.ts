@@ -165,6 +165,7 @@ describe("provides tables and published status", () => {
     dhcpv4: new Map([["isp2-dhcp", { state: "present", value: lease, phase: "Bound" }]]),
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
     pppoe: new Map([["flets", { state: "present", value: { device: "ppp0", interface: "wan0", currentAddress: "10.64.0.100", peerAddress: "10.64.0.1", dnsServers: ["10.64.0.53"], connectedAt: "2030-01-01T00:00:00.000Z" }, phase: "Up" }]]),
+    vrrpRoles: new Map([["lan-gateway", { state: "present", value: "MASTER" }]]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
     wireguard: new Map([
       [
@@ -189,7 +190,7 @@ describe("provides tables and published status", () => {
       const expected = Object.keys(def.provides).filter((f) => !NOT_FROM_STATUS[kind]?.includes(f));
       for (const f of set) expect(Object.keys(def.provides), `${kind} publishes ${f}`).toContain(f);
       // Optional spec values (an IPv4Route's gateway, a PortForward's listen address) may be unset.
-      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway", "aftrName"]);
+      const optional = new Set(["gateway", "device", "domain", "listenAddress", "snatAddress", "sourceAddress", "sourceInterface", "selectedGateway", "aftrName", "hostname", "virtualRouterID", "priority"]);
       for (const f of expected.filter((x) => !optional.has(x))) expect(set, `${kind}/${r.metadata.name} does not publish ${f}`).toContain(f);
     }
   });

@@ -3,6 +3,7 @@
 // the caller re-observes to verify before it records anything as present.
 import { artifactId, parseRouteName, type ArtifactKind, type Attributes, type Inventory } from "@routerd/resource";
 import type { HostContext } from "../context.js";
+import { announceIpv4Address } from "./announce.js";
 import { IP_LINES, failedBatchLines } from "./ip-lines.js";
 import { linksNeedingPromotion, promoteSecondaries } from "./ipv4-siblings.js";
 import { deleteTable, replaceTable } from "./nft.js";
@@ -48,6 +49,8 @@ type Direct = (step: Step, ctx: HostContext, req: ApplyRequest) => Promise<void 
 interface Phase {
   order: number;
   ip?: true;
+  /** Run once the ip batch brought this artifact about (an address announced); an error fails the step. */
+  after?: (step: Step, ctx: HostContext) => Promise<void>;
   direct?: Direct;
   /** Depends on nothing else in the run: applied concurrently with the ordered phases, not after them. */
   alongside?: true;
@@ -63,7 +66,7 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "wireguard.device": { order: 15, direct: (s, ctx) => ensureWireGuardDevice(ctx, s.attributes) },
   "wireguard.peer": { order: 16, direct: (s, ctx) => ensureWireGuardPeer(ctx, s.attributes) },
   "linux.link": { order: 20, ip: true },
-  "linux.ipv4.address": { order: 21, ip: true },
+  "linux.ipv4.address": { order: 21, ip: true, after: (s, ctx) => announceIpv4Address(ctx, s.attributes) },
   "linux.ipv6.address": { order: 21, ip: true },
   "linux.ipv4.routeTable": { order: 22, ip: true },
   "linux.ipv6.route": { order: 22, ip: true },
@@ -172,10 +175,13 @@ async function applyInOrder(ctx: HostContext, req: ApplyRequest, input: Step[]):
     } finally {
       restore();
     }
-    for (const b of batch) {
+    const outcomes = batch.map(async (b) => {
       const errors = failed.size ? [...failed].filter(([n]) => n >= b.first && n <= b.last).map(([n, e]) => `${lines[n - 1]}: ${e}`) : [];
-      results.push({ op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) });
-    }
+      const after = phaseOf(b.step)!.after;
+      if (errors.length === 0 && after) await after(b.step, ctx).catch((err: Error) => errors.push(err.message));
+      return { op: b.step.op, kind: b.step.kind, name: b.step.name, ok: errors.length === 0, ...(errors.length ? { error: errors.join("; ") } : {}) };
+    });
+    results.push(...(await Promise.all(outcomes)));
   }
   return results;
 }

@@ -1,8 +1,15 @@
 // `ip -batch` lines per artifact kind. Pure: attributes in, command lines out.
-import type { ArtifactKind, Attributes } from "@routerd/resource";
+import type { ArtifactKind, Attributes, NextHop } from "@routerd/resource";
 import { linkAddLine, linkNeedsRecreate, type LinkData } from "../links.js";
 
 const a = (attrs: Attributes, key: string) => attrs[key] as string | number | boolean | undefined;
+
+/** `nexthop via G dev D weight W` for each next hop of a multipath route; empty for a single path. */
+function nexthopWords(attrs: Attributes): string[] {
+  const hops = attrs.nexthops as NextHop[] | undefined;
+  if (!hops?.length) return [];
+  return hops.flatMap((h) => ["nexthop", "via", h.gateway, ...(h.device ? ["dev", h.device] : []), "weight", String(h.weight)]);
+}
 
 function routeSpec(attrs: Attributes): string {
   const parts: string[] = [];
@@ -13,7 +20,7 @@ function routeSpec(attrs: Attributes): string {
     if (a(attrs, "device")) parts.push("dev", String(a(attrs, "device")));
     if (a(attrs, "preferredSource")) parts.push("src", String(a(attrs, "preferredSource")));
   }
-  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0));
+  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0), ...nexthopWords(attrs));
   return parts.join(" ");
 }
 
@@ -68,7 +75,7 @@ function route6Spec(attrs: Attributes): string {
     if (a(attrs, "gateway")) parts.push("via", String(a(attrs, "gateway")));
     if (a(attrs, "device")) parts.push("dev", String(a(attrs, "device")));
   }
-  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0));
+  parts.push("table", String(a(attrs, "table")), "metric", String(a(attrs, "metric") ?? 0), ...nexthopWords(attrs));
   return parts.join(" ");
 }
 
@@ -95,11 +102,11 @@ export const IP_LINES: Partial<Record<ArtifactKind, IpLineBuilder>> = {
   },
   "linux.ipv6.route": {
     ensure: (x) => [`route replace ${route6Spec(x)}`],
-    remove: (x) => [`route del ${route6Spec({ ...x, gateway: undefined, device: undefined })}`],
+    remove: (x) => [`route del ${route6Spec({ ...x, gateway: undefined, device: undefined, nexthops: undefined })}`],
   },
   "linux.ipv4.route": {
     ensure: (x) => [`route replace ${routeSpec(x)}`],
-    remove: (x) => [`route del ${routeSpec({ ...x, gateway: undefined, device: undefined })}`],
+    remove: (x) => [`route del ${routeSpec({ ...x, gateway: undefined, device: undefined, nexthops: undefined })}`],
   },
   "linux.ipv4.fwmarkRule": {
     ensure: (x) => [`rule add ${ruleSpec(x)}`],

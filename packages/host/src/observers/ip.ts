@@ -1,5 +1,5 @@
 // Observers built on `ip -j`: links, addresses, routes (all tables), route tables and fwmark rules.
-import { MAIN_TABLE, artifactNames, type ObservedArtifact } from "@routerd/resource";
+import { MAIN_TABLE, artifactNames, sortNextHops, type NextHop, type ObservedArtifact } from "@routerd/resource";
 import { runJson } from "../exec.js";
 import type { HostContext } from "../context.js";
 import { linkTypeOf } from "../links.js";
@@ -19,6 +19,7 @@ interface IpLink {
 
 interface IpRoute {
   type?: string;
+  nexthops?: { gateway?: string; dev?: string; weight?: number }[];
   dst: string;
   gateway?: string;
   dev?: string;
@@ -128,6 +129,12 @@ export function lifetimes(a: { valid_life_time?: number; preferred_life_time?: n
   return { ...(validUntil ? { validUntil } : {}), ...(preferredUntil ? { preferredUntil } : {}) };
 }
 
+/** A multipath route's next hops in a canonical order (intents sort theirs the same way). */
+export function observedNextHops(r: IpRoute): { nexthops: NextHop[] } | Record<string, never> {
+  if (!r.nexthops?.length) return {};
+  return { nexthops: sortNextHops(r.nexthops.filter((h) => h.gateway).map((h) => ({ gateway: h.gateway!, ...(h.dev ? { device: h.dev } : {}), weight: h.weight ?? 1 }))) };
+}
+
 export function routeDestination(dst: string): string {
   if (dst === "default") return "0.0.0.0/0";
   return dst.includes("/") ? dst : `${dst}/32`;
@@ -153,6 +160,7 @@ export async function observeRoutes(ctx: HostContext): Promise<ObservedArtifact[
           ...(r.gateway ? { gateway: r.gateway } : {}),
           ...(r.dev ? { device: r.dev } : {}),
           ...(r.prefsrc ? { preferredSource: r.prefsrc } : {}),
+          ...observedNextHops(r),
           ...(r.protocol ? { protocol: r.protocol } : {}),
         },
       };
@@ -179,6 +187,7 @@ export async function observeRoutes6(ctx: HostContext): Promise<ObservedArtifact
           ...(r.gateway ? { gateway: r.gateway } : {}),
           // An unreachable route shows "dev lo": the kernel's detail, not something routerd asked for.
           ...(r.dev && (r.type ?? "unicast") === "unicast" ? { device: r.dev } : {}),
+          ...observedNextHops(r),
           ...(r.protocol ? { protocol: r.protocol } : {}),
         },
       };
