@@ -53,7 +53,7 @@ export function summarize(samples, warmupSeconds, targetMBPerHour = 1) {
     const after = live.filter((r) => r.t >= warmupSeconds);
     const hours = after.map((r) => r.t / 3600);
     const slopeOf = (key, scale) => {
-      const pts = after.filter((r) => r[key] !== undefined);
+      const pts = after.filter((r) => r[key] !== undefined && !Number.isNaN(r[key]));
       const f = fit(pts.map((r) => r.t / 3600), pts.map((r) => r[key] / scale));
       return f && { perHour: round(f.slope, 3), ci95: round(1.96 * f.stderr, 3), n: f.n };
     };
@@ -66,7 +66,7 @@ export function summarize(samples, warmupSeconds, targetMBPerHour = 1) {
       rssMB: { first: round(live[0]?.rss / MB, 1), atWarmup: round(after[0]?.rss / MB, 1), last: round(live.at(-1)?.rss / MB, 1) },
       heapUsedMB: { atWarmup: round(after.find((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1), last: round(live.findLast((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1) },
       fds: { atWarmup: after[0]?.fds, last: live.at(-1)?.fds, min: Math.min(...after.map((r) => r.fds)), max: Math.max(...after.map((r) => r.fds)) },
-      slopes: { rssMBPerHour: rss, heapUsedMBPerHour: slopeOf("heapUsed", MB), fdsPerHour: slopeOf("fds", 1) },
+      slopes: { rssMBPerHour: rss, rssAnonMBPerHour: slopeOf("rssAnon", MB), rssFileMBPerHour: slopeOf("rssFile", MB), heapUsedMBPerHour: slopeOf("heapUsed", MB), fdsPerHour: slopeOf("fds", 1) },
       meetsTarget: rss ? rss.perHour <= targetMBPerHour : undefined,
       span: hours.length ? { fromMin: round(hours[0] * 60, 1), toMin: round(hours.at(-1) * 60, 1) } : undefined,
       sparkline: { rss: sparkline(live.map((r) => r.rss)), heapUsed: sparkline(live.map((r) => r.heapUsed)) },
@@ -82,6 +82,7 @@ export function textReport(summary, { warmupSeconds, targetMBPerHour = 1 }) {
   for (const p of summary) {
     lines.push(`${p.name}${p.restarts ? `  (restarted ${p.restarts}×)` : ""}`);
     lines.push(`  RSS ${p.rssMB.first} → ${p.rssMB.atWarmup} (after warm-up) → ${p.rssMB.last} MB;  slope ${fmt(p.slopes.rssMBPerHour, "MB")}  ${p.meetsTarget === undefined ? "" : p.meetsTarget ? `≤ ${targetMBPerHour} MB/h: yes` : `≤ ${targetMBPerHour} MB/h: NO`}`);
+    lines.push(`  of which anonymous ${fmt(p.slopes.rssAnonMBPerHour, "MB")}, file-backed (program text) ${fmt(p.slopes.rssFileMBPerHour, "MB")}`);
     lines.push(`  heap used ${p.heapUsedMB.atWarmup} → ${p.heapUsedMB.last} MB;  slope ${fmt(p.slopes.heapUsedMBPerHour, "MB")}`);
     lines.push(`  fds ${p.fds.atWarmup} → ${p.fds.last} (min ${p.fds.min}, max ${p.fds.max});  slope ${fmt(p.slopes.fdsPerHour, "fds")}`);
     lines.push(`  RSS  ${p.sparkline.rss}  ${p.rssRangeMB?.join("–")} MB`);

@@ -16,6 +16,7 @@
 //            and at the end, with --heapsnapshot-signal; compare them with heap-diff.mjs or in Chrome
 //            DevTools' Memory tab). Writing a snapshot doubles a process's RSS for a while: RSS slopes of such
 //            a run mean nothing; measure them in a run without snapshots.
+//            --serve-node-flags "FLAGS": node/V8 flags for serve only (e.g. "--lite-mode" to compare).
 // Writes into the run dir: samples.jsonl, report.json, report.txt, memory.svg, serve.log, kea and daemon logs.
 // Everything it creates (namespaces rdsoak-<id>-*, processes) is removed at the end, also on Ctrl-C.
 import { execFile, spawn } from "node:child_process";
@@ -35,13 +36,14 @@ const { values } = parseArgs({
     out: { type: "string" },
     "heap-snapshots": { type: "boolean", default: false },
     "snapshot-at": { type: "string", default: "2" },
+    "serve-node-flags": { type: "string", default: "" },
   },
 });
 const minutes = Number(values.minutes);
 const warmupMin = values.warmup !== undefined ? Number(values.warmup) : minutes >= 20 ? 10 : minutes / 4;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
 if (!(minutes > 0) || !(warmupMin >= 0) || warmupMin >= minutes || !(sampleMs >= 1000)) {
-  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots]\n");
+  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags "FLAGS"]\n");
   process.exit(2);
 }
 
@@ -70,7 +72,7 @@ mkdirSync(out, { recursive: true });
 const lab = new SoakLab(out);
 let serve;
 const timers = [];
-const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0 };
+const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0, statusTimeouts: 0 };
 
 async function cleanup() {
   for (const t of timers) clearInterval(t);
@@ -104,7 +106,7 @@ function startServe() {
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${join(out, "heap")}`.trim();
   }
   const fd = openSync(join(out, "serve.log"), "a");
-  const argv = ["netns", "exec", lab.router, process.execPath, ROUTERD, "serve", "--config", configPath, "--state-dir", dirs.state, "--run-dir", dirs.run, "--root", dirs.root, "--interval", "30s", "--stop-daemons-on-exit"];
+  const argv = ["netns", "exec", lab.router, process.execPath, ...values["serve-node-flags"].split(" ").filter(Boolean), ROUTERD, "serve", "--config", configPath, "--state-dir", dirs.state, "--run-dir", dirs.run, "--root", dirs.root, "--interval", "30s", "--stop-daemons-on-exit"];
   serve = spawn("ip", argv, { stdio: ["ignore", fd, fd], env });
   closeSync(fd);
 }
@@ -121,10 +123,12 @@ const run = promisify(execFile);
 async function statusCall() {
   counters.statusCalls++;
   try {
-    const r = await run("ip", ["netns", "exec", lab.router, process.execPath, ROUTERCTL, "status", "--json", "--run-dir", dirs.run], { timeout: 8000 });
+    const r = await run("ip", ["netns", "exec", lab.router, process.execPath, ROUTERCTL, "status", "--json", "--run-dir", dirs.run], { timeout: 20_000 });
     JSON.parse(r.stdout);
-  } catch {
-    counters.statusFailures++;
+  } catch (err) {
+    // A loaded machine can take seconds to start node; a timeout is counted apart from a failed answer.
+    if (err.killed) counters.statusTimeouts++;
+    else counters.statusFailures++;
   }
 }
 
@@ -169,7 +173,7 @@ try {
   timers.push(setInterval(() => void toggleTarget(), 30_000));
   timers.push(setInterval(() => void statusCall(), 10_000));
   let snapshotTaken = !values["heap-snapshots"];
-  for (let next = t0; next < t0 + minutes * 60_000 + 1; next += sampleMs) {
+  for (let next = t0 + sampleMs; next < t0 + minutes * 60_000 + 1; next += sampleMs) {
     await sleep(Math.max(0, next - Date.now()));
     if (stopping) break;
     const t = Math.round((Date.now() - t0) / 1000);

@@ -6,9 +6,11 @@ import { join } from "node:path";
 const repo = new URL("../..", import.meta.url).pathname;
 const { connectDaemon, daemonSocketPath } = await import(join(repo, "packages/rpc/dist/index.js"));
 
-function rssBytes(pid) {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  return kb === undefined ? undefined : Number(kb) * 1024;
+/** VmRSS and its parts: anonymous memory (the heap, malloc) and file pages (the node binary's code, shared). */
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb("VmRSS"), rssAnon: kb("RssAnon"), rssFile: kb("RssFile") };
 }
 
 function openFds(pid) {
@@ -60,9 +62,9 @@ export async function sample(runDir, servePid, t) {
   const rows = [];
   for (const p of processes(runDir, servePid)) {
     try {
-      const rss = rssBytes(p.pid);
+      const rss = rssOf(p.pid);
       const fds = openFds(p.pid);
-      rows.push({ t, name: p.name, pid: p.pid, rss, fds, ...(await heapOf(runDir, p)) });
+      rows.push({ t, name: p.name, pid: p.pid, ...rss, fds, ...(await heapOf(runDir, p)) });
     } catch {
       rows.push({ t, name: p.name, pid: p.pid, missing: true });
     }
