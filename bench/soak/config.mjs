@@ -1,11 +1,11 @@
 // The soak router's config: a DHCPv4 WAN that is also the primary uplink (a TCP health check every second
 // decides whether it carries traffic), a static second uplink, DHCPv6-PD on the WAN numbering the LAN, NAT
-// on both uplinks, and seven static routes. Generation `g` changes one of the seven routes (route g mod 7
+// on both uplinks, seven static routes, and a BGP session on the second uplink. Generation `g` changes one of the seven routes (route g mod 7
 // gets metric 1000 + g), so every rewrite is a config the process has never seen before.
 // No SysctlProfile router-linux: its loose rp_filter drops the DHCP server's broadcast replies while no
 // route covers the server's address, so the DHCPv4 client (a UDP socket) would never bind (see the notes).
 import { renameSync, writeFileSync } from "node:fs";
-import { ISP1, ISP2, TARGET_PORT } from "./lab.mjs";
+import { BGP, ISP1, ISP2, TARGET_PORT } from "./lab.mjs";
 
 export const ROUTES = 7;
 const NET = "net.routerd.net/v1alpha1";
@@ -41,6 +41,9 @@ export function routerConfig(generation) {
     }),
     res("NAT44Rule", "wan-masq", { egressInterface: "wan", sourceSet: "lan-clients" }),
     res("NAT44Rule", "isp2-masq", { egressInterface: "isp2", sourceSet: "lan-clients" }),
+    // routerd-bgp peering with the isp2 gobgpd; the prefixes it learns go into the main table.
+    res("BGPRouter", "edge", { asn: BGP.routerASN, routerID: BGP.routerAddress, timers: { profile: "fast" } }),
+    res("BGPPeer", "isp2", { routerRef: "edge", peerASN: BGP.peerASN, peers: [ISP2.gateway] }),
     ...routes,
   ];
   return { apiVersion: "routerd.net/v1alpha1", kind: "Router", metadata: { name: "soak" }, spec: { resources } };

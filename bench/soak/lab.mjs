@@ -3,17 +3,22 @@
 // plus a TCP service the router's health check probes, which the bench takes away and brings back.
 //
 //   isp: up1 10.77.0.1/24, 2001:db8:1::1/64 ── wan1 :router: wan2 ── up2 203.0.113.1/30 :isp2
-//        kea-dhcp4, kea-dhcp6, tcp :7070                      lan0 ── cl0 10.10.0.10/24 :lan
+//        kea-dhcp4, kea-dhcp6, tcp :7070                      lan0 ── cl0 10.10.0.10/24 :lan   gobgpd AS 65002
+//
+// isp2 also runs a gobgpd (AS 65002) peering with the router's routerd-bgp: the bench announces and
+// withdraws a batch of prefixes and now and then resets the session (BGP route churn into the FIB).
 //
 // Every namespace, process and file is recorded and removed by destroy() (names carry a random id).
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 export const ISP1 = { gateway: "10.77.0.1", subnet: "10.77.0.0/24", pool: "10.77.0.100 - 10.77.0.150", v6: "2001:db8:1::1/64", pdPool: "2001:db8:1000::" };
 export const ISP2 = { gateway: "203.0.113.1", router: "203.0.113.2/30" };
 export const TARGET_PORT = 7070;
+export const BGP = { peerASN: 65002, routerASN: 65001, routerAddress: ISP2.router.split("/")[0], prefixes: 20 };
 
 function run(argv, { input = "", allowFail = false } = {}) {
   const r = spawnSync(argv[0], argv.slice(1), { encoding: "utf8", input });
@@ -22,6 +27,7 @@ function run(argv, { input = "", allowFail = false } = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const runAsync = promisify(execFile);
 
 /** Sends SIGTERM (again every 300 ms, as a signal can be lost while a program starts), SIGKILL after `ms`. */
 export async function stopProcess(child, ms = 5000) {
@@ -140,6 +146,45 @@ export class SoakLab {
         await sleep(50);
       }
     }
+  }
+
+  /**
+   * gobgp CLI against the isp2 gobgpd. Asynchronous: on a loaded machine a batch of CLI calls takes seconds,
+   * and a synchronous one would stall the bench's sampling meanwhile.
+   */
+  async bgpCli(...args) {
+    const argv = ["netns", "exec", this.isp2, "gobgp", "--target", `unix://${join(this.dir, "isp2-gobgpd.sock")}`, ...args];
+    return (await runAsync("ip", argv, { timeout: 30_000 })).stdout;
+  }
+
+  /** The BGP peer on isp2: routerd-bgp's neighbor, ready to announce the bench's prefixes. */
+  async startBgpPeer() {
+    this.gobgpd = this.spawn(this.isp2, ["gobgpd", `--api-hosts=unix://${join(this.dir, "isp2-gobgpd.sock")}`, "--pprof-disable", "--log-level=warn"], "isp2-gobgpd.log");
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await this.bgpCli("global");
+        break;
+      } catch (err) {
+        if (this.gobgpd.exitCode !== null || Date.now() > deadline) throw new Error(`gobgpd did not start (${err.message}); see ${this.dir}/isp2-gobgpd.log`);
+        await sleep(200);
+      }
+    }
+    await this.bgpCli("global", "as", String(BGP.peerASN), "router-id", ISP2.gateway);
+    await this.bgpCli("neighbor", "add", BGP.routerAddress, "as", String(BGP.routerASN));
+    this.bgpAnnounced = false;
+  }
+
+  /** Announces the batch of prefixes (100.64.k.0/24) if they are withdrawn, withdraws them otherwise. */
+  async bgpToggle() {
+    const verb = this.bgpAnnounced ? "del" : "add";
+    for (let k = 0; k < BGP.prefixes; k++) await this.bgpCli("global", "rib", verb, `100.64.${k}.0/24`, "nexthop", ISP2.gateway, "-a", "ipv4");
+    this.bgpAnnounced = !this.bgpAnnounced;
+  }
+
+  /** A hard reset of the session (as after a peer's restart): routes withdrawn, session re-established. */
+  async bgpReset() {
+    await this.bgpCli("neighbor", BGP.routerAddress, "reset");
   }
 
   /** The TCP service the health check probes: it accepts and closes every connection. */

@@ -6,7 +6,8 @@
 // 8 s); DHCPv6-PD from kea-dhcp6 (renewal every 10 s); a TCP health check every second whose target
 // disappears for 30 s and returns for 30 s (refused and dropped in turn), so an EgressRoutePolicy fails
 // over to the second uplink and back; the config file rewritten every 20 s (one IPv4Route of seven changes);
-// `routerctl status --json` every 10 s.
+// `routerctl status --json` every 10 s; routerd-bgp peering with a gobgpd that announces or withdraws 20
+// prefixes every 30 s and resets the session every 5 minutes.
 //
 // Run as root after a build (npx turbo run build):
 //   node bench/soak/run.mjs --minutes 40                 # the target run: 10 min warm-up + 30 min measured
@@ -43,7 +44,7 @@ const minutes = Number(values.minutes);
 const warmupMin = values.warmup !== undefined ? Number(values.warmup) : minutes >= 20 ? 10 : minutes / 4;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
 if (!(minutes > 0) || !(warmupMin >= 0) || warmupMin >= minutes || !(sampleMs >= 1000)) {
-  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags "FLAGS"]\n");
+  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags 'FLAGS']\n");
   process.exit(2);
 }
 
@@ -72,7 +73,7 @@ mkdirSync(out, { recursive: true });
 const lab = new SoakLab(out);
 let serve;
 const timers = [];
-const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0, statusTimeouts: 0 };
+const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0, statusTimeouts: 0, bgpChanges: 0 };
 
 async function cleanup() {
   for (const t of timers) clearInterval(t);
@@ -140,6 +141,21 @@ async function toggleTarget() {
   else await lab.targetDown(targetCycle++ % 2 === 0 ? "refuse" : "drop");
 }
 
+/** Every 30 s the peer's prefixes come or go; every tenth time the session is reset instead. */
+let bgpBusy = false;
+async function bgpChurn() {
+  if (bgpBusy) return; // the previous change is still being made (a loaded machine)
+  bgpBusy = true;
+  try {
+    if (++counters.bgpChanges % 10 === 0) await lab.bgpReset();
+    else await lab.bgpToggle();
+  } catch (err) {
+    log(`bgp churn: ${err.message}`);
+  } finally {
+    bgpBusy = false;
+  }
+}
+
 /** Topic counts from each process's events.jsonl (and rotated files): proof that the churn happened. */
 function eventCounts() {
   const counts = {};
@@ -165,6 +181,7 @@ const samples = [];
 try {
   await lab.startKea();
   lab.startTarget();
+  await lab.startBgpPeer();
   writeConfig(configPath, generation);
   startServe();
   const t0 = Date.now();
@@ -172,6 +189,7 @@ try {
   timers.push(setInterval(() => writeConfig(configPath, ++generation), 20_000));
   timers.push(setInterval(() => void toggleTarget(), 30_000));
   timers.push(setInterval(() => void statusCall(), 10_000));
+  timers.push(setInterval(() => void bgpChurn(), 30_000));
   let snapshotTaken = !values["heap-snapshots"];
   for (let next = t0 + sampleMs; next < t0 + minutes * 60_000 + 1; next += sampleMs) {
     await sleep(Math.max(0, next - Date.now()));
