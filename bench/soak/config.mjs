@@ -1,6 +1,6 @@
 // The soak router's config: a DHCPv4 WAN that is also the primary uplink (a TCP health check every second
 // decides whether it carries traffic), a static second uplink, DHCPv6-PD on the WAN numbering the LAN, NAT
-// on both uplinks, seven static routes, and a BGP session on the second uplink. Generation `g` changes one of the seven routes (route g mod 7
+// on both uplinks, seven static routes, a DNS resolver for the LAN and a BGP session on the second uplink. Generation `g` changes one of the seven routes (route g mod 7
 // gets metric 1000 + g), so every rewrite is a config the process has never seen before.
 // No SysctlProfile router-linux: its loose rp_filter drops the DHCP server's broadcast replies while no
 // route covers the server's address, so the DHCPv4 client (a UDP socket) would never bind (see the notes).
@@ -8,6 +8,7 @@ import { renameSync, writeFileSync } from "node:fs";
 import { BGP, ISP1, ISP2, TARGET_PORT } from "./lab.mjs";
 
 export const ROUTES = 7;
+export const LAN_ADDRESS = "10.10.0.1";
 const NET = "net.routerd.net/v1alpha1";
 const res = (kind, name, spec, apiVersion = NET) => ({ apiVersion, kind, metadata: { name }, spec });
 
@@ -26,7 +27,7 @@ export function routerConfig(generation) {
     res("Interface", "lan", { ifname: "lan0" }),
     res("DHCPv4Client", "wan", { interface: "wan", hostname: "soak", routeMetric: 50 }),
     res("IPv4StaticAddress", "isp2-address", { interface: "isp2", address: ISP2.router }),
-    res("IPv4StaticAddress", "lan-address", { interface: "lan", address: "10.10.0.1/24" }),
+    res("IPv4StaticAddress", "lan-address", { interface: "lan", address: `${LAN_ADDRESS}/24` }),
     res("DHCPv6PrefixDelegation", "wan6", { interface: "wan", prefixLength: 56 }),
     res("IPv6DelegatedAddress", "lan6", { prefixDelegation: "wan6", interface: "lan", announce: false }),
     res("HealthCheck", "wan-tcp", { type: "tcp", target: ISP1.gateway, port: TARGET_PORT, interface: "wan", interval: "1s", timeout: "500ms", healthyThreshold: 2, unhealthyThreshold: 2 }),
@@ -41,6 +42,12 @@ export function routerConfig(generation) {
     }),
     res("NAT44Rule", "wan-masq", { egressInterface: "wan", sourceSet: "lan-clients" }),
     res("NAT44Rule", "isp2-masq", { egressInterface: "isp2", sourceSet: "lan-clients" }),
+    // routerd-dns-resolver for the LAN: a small cache (the client asks for 1,000 names), a local zone, and
+    // the ISP's resolver learned from the DHCPv4 lease.
+    res("DNSResolver", "lan", { listen: [{ name: "lan", addresses: [LAN_ADDRESS], sources: ["10.10.0.0/24"] }], cache: { maxEntries: 200 } }),
+    res("DNSZone", "lan", { zone: "lan", records: [{ hostname: "router", ipv4: LAN_ADDRESS }, { hostname: "nas", ipv4: "10.10.0.10" }] }),
+    res("DNSForwarder", "default", { resolver: "lan", match: ["."], upstreams: ["DNSUpstream/isp"] }),
+    res("DNSUpstream", "isp", { protocol: "udp", addressFrom: [{ resource: "DHCPv4Client/wan", field: "dnsServers" }] }),
     // routerd-bgp peering with the isp2 gobgpd; the prefixes it learns go into the main table.
     res("BGPRouter", "edge", { asn: BGP.routerASN, routerID: BGP.routerAddress, timers: { profile: "fast" } }),
     res("BGPPeer", "isp2", { routerRef: "edge", peerASN: BGP.peerASN, peers: [ISP2.gateway] }),

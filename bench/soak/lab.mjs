@@ -5,6 +5,8 @@
 //   isp: up1 10.77.0.1/24, 2001:db8:1::1/64 ── wan1 :router: wan2 ── up2 203.0.113.1/30 :isp2
 //        kea-dhcp4, kea-dhcp6, tcp :7070                      lan0 ── cl0 10.10.0.10/24 :lan   gobgpd AS 65002
 //
+// The ISP's resolver (10.77.0.53, handed out by kea) answers the router's routerd-dns-resolver, which a LAN
+// client asks 10 questions a second (dns-peers.mjs).
 // isp2 also runs a gobgpd (AS 65002) peering with the router's routerd-bgp: the bench announces and
 // withdraws a batch of prefixes and now and then resets the session (BGP route churn into the FIB).
 //
@@ -15,7 +17,7 @@ import { existsSync, mkdirSync, openSync, closeSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { promisify } from "node:util";
 
-export const ISP1 = { gateway: "10.77.0.1", subnet: "10.77.0.0/24", pool: "10.77.0.100 - 10.77.0.150", v6: "2001:db8:1::1/64", pdPool: "2001:db8:1000::" };
+export const ISP1 = { dns: "10.77.0.53", gateway: "10.77.0.1", subnet: "10.77.0.0/24", pool: "10.77.0.100 - 10.77.0.150", v6: "2001:db8:1::1/64", pdPool: "2001:db8:1000::" };
 export const ISP2 = { gateway: "203.0.113.1", router: "203.0.113.2/30" };
 export const TARGET_PORT = 7070;
 export const BGP = { peerASN: 65002, routerASN: 65001, routerAddress: ISP2.router.split("/")[0], prefixes: 20 };
@@ -77,6 +79,7 @@ export class SoakLab {
     run(["ip", "-n", this.router, "link", "set", "wan1", "up"]);
     run(["ip", "-n", this.isp, "addr", "add", `${ISP1.gateway}/24`, "dev", "up1"]);
     run(["ip", "-n", this.isp, "addr", "add", ISP1.v6, "dev", "up1"]);
+    run(["ip", "-n", this.isp, "addr", "add", `${ISP1.dns}/32`, "dev", "up1"]);
     run(["ip", "-n", this.isp2, "addr", "add", `${ISP2.gateway}/30`, "dev", "up2"]);
     run(["ip", "-n", this.lan, "addr", "add", "10.10.0.10/24", "dev", "cl0"]);
     run(["ip", "-n", this.lan, "route", "add", "default", "via", "10.10.0.1"]);
@@ -112,7 +115,7 @@ export class SoakLab {
             pools: [{ pool: ISP1.pool }],
             "option-data": [
               { name: "routers", data: ISP1.gateway },
-              { name: "domain-name-servers", data: "10.77.0.53" },
+              { name: "domain-name-servers", data: ISP1.dns },
             ],
           },
         ],
@@ -185,6 +188,13 @@ export class SoakLab {
   /** A hard reset of the session (as after a peer's restart): routes withdrawn, session re-established. */
   async bgpReset() {
     await this.bgpCli("neighbor", BGP.routerAddress, "reset");
+  }
+
+  /** The ISP's DNS resolver, and the LAN client asking the router's resolver (`resolver`) all the time. */
+  startDns(resolver) {
+    const peers = new URL("./dns-peers.mjs", import.meta.url).pathname;
+    this.spawn(this.isp, [process.execPath, peers, "upstream", ISP1.dns], "dns-upstream.log");
+    this.spawn(this.lan, [process.execPath, peers, "client", resolver], "dns-client.log");
   }
 
   /** The TCP service the health check probes: it accepts and closes every connection. */
