@@ -63,6 +63,8 @@ describe("uplink failover", () => {
     inNs(t.isp2, SERVER, logs[1]!);
     await new Promise((r) => setTimeout(r, 500));
     const client = inNs(t.lan, CLIENT, "9000");
+    // Listened for now: on a slow machine the client may be done before failback completes.
+    const clientExited = new Promise<void>((r) => client.once("exit", () => r()));
     const read = (f: string) => {
       try {
         return readFileSync(f, "utf8");
@@ -79,7 +81,7 @@ describe("uplink failover", () => {
     await until("back on isp1", () => t.currentUplink() === 1, 15_000, 200);
     expect(Date.now() - healedAt).toBeGreaterThanOrEqual(3000);
     // New connections now use isp1, and the old one still talks through isp2.
-    await new Promise<void>((r) => client.once("exit", () => r()));
+    await clientExited;
     expect(read(logs[1]!)).toBe("first;second;");
     expect(read(logs[0]!)).toBe("");
   });

@@ -20,8 +20,11 @@ export function statusToJson(s: DaemonStatus): Record<string, unknown> {
       updatedAt: r.updatedAt?.toISOString(),
     })),
     details: s.detailsJson ? JSON.parse(s.detailsJson) : undefined,
+    process: s.process,
   };
 }
+
+const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 export function statusToText(s: DaemonStatus): string {
   const lines = [`${s.daemon}/${s.instance}  pid ${s.pid}  ${phaseToJSON(s.phase).replace("PHASE_", "")}  ${healthStatusToJSON(s.health).replace("HEALTH_STATUS_", "")}`];
@@ -32,6 +35,7 @@ export function statusToText(s: DaemonStatus): string {
   lines.push(...detailLines(details));
   const pending = pendingConfirmation(details);
   if (pending) lines.push(pending);
+  if (s.process) lines.push(`  memory: rss ${mib(s.process.rssBytes)}, heap ${mib(s.process.heapUsedBytes)} of ${mib(s.process.heapTotalBytes)}, external ${mib(s.process.externalBytes)}`);
   return lines.join("\n");
 }
 

@@ -150,6 +150,19 @@ describe("routerd-healthcheck daemon (in-process)", () => {
     await expect(getProbe(socket(), "nope")).rejects.toMatchObject({ code: grpcStatus.NOT_FOUND });
   });
 
+  it("keeps only the newest 20 results of a probe however long it runs; the counters go on", async () => {
+    writeConfig([probe("isp1")]);
+    await start();
+    const one = await until("30 results", async () => {
+      const p = await getProbe(socket(), "isp1");
+      return Number(p.counters!.totalSuccesses) >= 30 && p;
+    }, 15_000);
+    expect(one.history).toHaveLength(20);
+    expect(one.history.at(-1)).toEqual(one.lastResult);
+    const times = one.history.map((r) => Number(r.time!.getTime()));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
   it("a probe that hangs does not hold up another", async () => {
     behaviour.set("stuck", "hang");
     writeConfig([probe("stuck", { unhealthyThreshold: 2 }), probe("fine")]);

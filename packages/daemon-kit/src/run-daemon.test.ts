@@ -83,6 +83,10 @@ describe("runDaemon over gRPC", () => {
     expect(wan!.conditions[0]).toMatchObject({ type: "Bound", reason: "Ack", status: ConditionStatus.CONDITION_STATUS_TRUE });
     expect(wan!.conditions[0]!.lastTransitionTime?.toISOString()).toBe(daemon.status.resource("wan")!.conditions[0]!.lastTransitionTime);
     expect(st.lastEventSeq).toBe(daemon.events.emit({ topic: "x", message: "x" }).seq - 1);
+    // The process's memory as the kernel and V8 see it (this test process).
+    expect(st.process!.rssBytes).toBeGreaterThan(st.process!.heapUsedBytes);
+    expect(st.process!.heapUsedBytes).toBeGreaterThan(0);
+    expect(st.process!.heapTotalBytes).toBeGreaterThanOrEqual(st.process!.heapUsedBytes);
 
     daemon.status.setPhase("Degraded");
     const degraded = await client.getStatus();

@@ -185,6 +185,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
               details: options.liveDetails ? { ...model.details, ...options.liveDetails() } : model.details,
               commands: commandNames(handlers),
               lastEventSeq: bus.lastSeq,
+              memory: process.memoryUsage(),
             }),
           events: bus,
           command: (name, args) => runCommand({ handlers, reload, ctx, logger, emit: (e) => bus.emit(e) }, name, args),

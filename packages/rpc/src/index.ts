@@ -12,6 +12,7 @@ export {
   GetStatusResponse,
   HealthStatus,
   Phase,
+  ProcessStats,
   ResourceState,
   Severity,
   WatchEventsRequest,

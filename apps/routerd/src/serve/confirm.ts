@@ -27,6 +27,19 @@ export class ServeGenerations {
     private readonly keep?: number,
   ) {}
 
+  /**
+   * Whether a change started or stopped waiting for confirmation since the last tick (`routerd apply
+   * --confirm`, `routerd confirm`): serve then runs a cycle at once. An unreadable file counts as a change,
+   * so the cycle reports it.
+   */
+  pendingChanged(): boolean {
+    try {
+      return readPending(this.stateDir)?.id !== this.pending?.id;
+    } catch {
+      return true;
+    }
+  }
+
   /** Milliseconds until the pending deadline, or undefined. */
   msUntilDue(now = Date.now()): number | undefined {
     const due = this.pending ? dueAt(this.pending) : undefined;

@@ -22,6 +22,7 @@ import { readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
 import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
+import { nextDueAt, shouldCycle, sleepMs } from "./schedule.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 import { VrrpRoles } from "./vrrp-roles.js";
@@ -54,6 +55,7 @@ export class Server {
   private timer?: NodeJS.Timeout;
   private ctx?: DaemonContext;
   private readonly generations: ServeGenerations;
+  private lastCycleAt = 0;
 
   constructor(private readonly opts: ServeOptions) {
     this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir }, opts.logger);
@@ -83,9 +85,11 @@ export class Server {
     void watchLeaseEvents(this.opts.host.runDir, daemon.signal, () => this.config, () => this.kick());
     this.kicked = true;
     while (!daemon.signal.aborted) {
-      if (!this.kicked) await this.sleep(this.nextWakeMs());
+      if (!this.kicked) await this.sleep(sleepMs(Date.now(), this.dueAt()));
       if (daemon.signal.aborted) break;
+      if (!shouldCycle({ kicked: this.kicked, now: Date.now(), dueAt: this.dueAt(), configChanged: () => this.configFileChanged() || this.generations.pendingChanged() })) continue;
       this.kicked = false;
+      this.lastCycleAt = Date.now();
       try {
         await this.cycle(daemon);
       } catch (err) {
@@ -109,19 +113,27 @@ export class Server {
     });
   }
 
-  /** Periodic reconcile, lease refresh, and the moment a pending failback becomes due. */
-  private nextWakeMs(): number {
-    let ms = this.opts.intervalMs;
-    if (this.lease) ms = Math.min(ms, this.lease.isLeader() ? refreshEvery(this.lease.timing) : pollEvery(this.lease.timing));
+  /** When the next cycle is due without a kick: the periodic reconcile, the lease, a pending failback or revert. */
+  private dueAt(): number {
     const now = Date.now();
+    const deadlinesAt: number[] = [];
     for (const [name, d] of this.decisions) {
       const spec = this.config && makeConfigView(this.config).find<EgressRoutePolicySpec>("EgressRoutePolicy", name)?.spec;
-      if (d.pending && spec) ms = Math.min(ms, Math.max(10, d.pending.since + durationMs(spec.failbackDelay) - now));
+      if (d.pending && spec) deadlinesAt.push(d.pending.since + durationMs(spec.failbackDelay));
     }
-    const due = this.generations.msUntilRevert(now);
-    if (due !== undefined) ms = Math.min(ms, Math.max(10, due));
-    // The config file is polled too: fs.watch misses atomic renames on some filesystems.
-    return Math.min(ms, 1000);
+    const revertInMs = this.generations.msUntilRevert(now);
+    if (revertInMs !== undefined) deadlinesAt.push(now + revertInMs);
+    const leaseEveryMs = this.lease && (this.lease.isLeader() ? refreshEvery(this.lease.timing) : pollEvery(this.lease.timing));
+    return nextDueAt({ lastCycleAt: this.lastCycleAt, intervalMs: this.opts.intervalMs, deadlinesAt, ...(leaseEveryMs !== undefined ? { leaseEveryMs } : {}) });
+  }
+
+  /** The config file is polled (fs.watch misses atomic renames on some filesystems); unreadable is "unchanged". */
+  private configFileChanged(): boolean {
+    try {
+      return readFileSync(this.opts.configPath, "utf8") !== this.configText;
+    } catch {
+      return false;
+    }
   }
 
   private loadConfigIfChanged(ctx: DaemonContext): void {

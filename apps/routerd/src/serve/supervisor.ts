@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { writeFileAtomic } from "@routerd/resource";
 import { pidAlive } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
+import { capDaemonLog } from "./daemon-log.js";
 
 export interface DaemonSpec {
   daemon: string;
@@ -40,6 +41,8 @@ interface Managed {
 const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
+/** How often the daemons' logs are checked against their size limit. */
+const LOG_CHECK_MS = 10_000;
 
 const digest = (s: DaemonSpec) =>
   createHash("sha256")
@@ -59,6 +62,7 @@ function isOurs(pid: number, program: string): boolean {
 export class Supervisor {
   private readonly managed = new Map<string, Managed>();
   private timer?: NodeJS.Timeout;
+  private logsCheckedAt = 0;
 
   constructor(
     private readonly dirs: { runDir: string; stateDir: string },
@@ -74,6 +78,9 @@ export class Supervisor {
   }
   stateDirOf(daemon: string, instance: string): string {
     return join(this.dirs.stateDir, daemon, instance);
+  }
+  logFile(daemon: string, instance: string): string {
+    return join(this.stateDirOf(daemon, instance), "daemon.log");
   }
 
   /** Starts watching; call once. */
@@ -139,6 +146,10 @@ export class Supervisor {
 
   private poll(): void {
     const now = this.clock();
+    if (now - this.logsCheckedAt >= LOG_CHECK_MS) {
+      this.logsCheckedAt = now;
+      for (const m of this.managed.values()) this.capLog(m.spec);
+    }
     for (const m of this.managed.values()) {
       if (m.pid && pidAlive(m.pid)) {
         if (now - m.startedAt > STABLE_AFTER_MS) m.backoffMs = MIN_BACKOFF_MS;
@@ -155,9 +166,17 @@ export class Supervisor {
     }
   }
 
+  private capLog(spec: DaemonSpec): void {
+    try {
+      if (capDaemonLog(this.logFile(spec.daemon, spec.instance))) this.logger.info({ daemon: `${spec.daemon}/${spec.instance}` }, "daemon log rotated");
+    } catch (err) {
+      this.logger.warn({ err, daemon: `${spec.daemon}/${spec.instance}` }, "daemon log could not be rotated");
+    }
+  }
+
   private launch(m: Managed): void {
     const { spec } = m;
-    const log = join(this.stateDirOf(spec.daemon, spec.instance), "daemon.log");
+    const log = this.logFile(spec.daemon, spec.instance);
     mkdirSync(dirname(log), { recursive: true });
     mkdirSync(dirname(this.pidFile(spec.daemon, spec.instance)), { recursive: true });
     const fd = openSync(log, "a", 0o600);

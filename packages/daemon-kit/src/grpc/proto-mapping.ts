@@ -7,6 +7,7 @@ import {
   type Condition as ProtoCondition,
   type DaemonStatus as ProtoDaemonStatus,
   type Event as ProtoEvent,
+  type ProcessStats as ProtoProcessStats,
   type ResourceState as ProtoResourceState,
 } from "@routerd/rpc";
 import type { Condition, ConditionStatus, DaemonEvent, Health, JsonObject, Phase, ResourceState, Severity } from "../types.js";
@@ -90,6 +91,12 @@ export interface StatusView {
   details: JsonObject | undefined;
   commands: string[];
   lastEventSeq: number;
+  /** process.memoryUsage() at the time of the call. */
+  memory: NodeJS.MemoryUsage;
+}
+
+export function toProtoProcess(m: NodeJS.MemoryUsage): ProtoProcessStats {
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, heapTotalBytes: m.heapTotal, externalBytes: m.external, arrayBuffersBytes: m.arrayBuffers };
 }
 
 export function toProtoStatus(s: StatusView): ProtoDaemonStatus {
@@ -105,5 +112,6 @@ export function toProtoStatus(s: StatusView): ProtoDaemonStatus {
     detailsJson: json(s.details),
     commands: s.commands,
     lastEventSeq: s.lastEventSeq,
+    process: toProtoProcess(s.memory),
   };
 }

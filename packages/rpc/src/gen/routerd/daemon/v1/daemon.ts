@@ -258,6 +258,20 @@ export interface DaemonStatus {
   commands: string[];
   /** Sequence number of the newest event (0 before the first one). */
   lastEventSeq: number;
+  /** The daemon process's memory at the time of the call (what a soak test or an operator watches). */
+  process?: ProcessStats | undefined;
+}
+
+/** Memory of the daemon process (Node.js process.memoryUsage(); cheap to read). */
+export interface ProcessStats {
+  /** Resident set size. */
+  rssBytes: number;
+  /** V8 heap in use and reserved. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  /** Memory of C++ objects bound to JavaScript objects (Buffers, sockets). */
+  externalBytes: number;
+  arrayBuffersBytes: number;
 }
 
 export interface GetStatusRequest {
@@ -645,6 +659,7 @@ function createBaseDaemonStatus(): DaemonStatus {
     detailsJson: "",
     commands: [],
     lastEventSeq: 0,
+    process: undefined,
   };
 }
 
@@ -682,6 +697,9 @@ export const DaemonStatus: MessageFns<DaemonStatus> = {
     }
     if (message.lastEventSeq !== 0) {
       writer.uint32(88).uint64(message.lastEventSeq);
+    }
+    if (message.process !== undefined) {
+      ProcessStats.encode(message.process, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -787,6 +805,14 @@ export const DaemonStatus: MessageFns<DaemonStatus> = {
             message.lastEventSeq = longToNumber(reader.uint64());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.process = ProcessStats.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -830,6 +856,7 @@ export const DaemonStatus: MessageFns<DaemonStatus> = {
         : isSet(object.last_event_seq)
         ? globalThis.Number(object.last_event_seq)
         : 0,
+      process: isSet(object.process) ? ProcessStats.fromJSON(object.process) : undefined,
     };
   },
 
@@ -868,6 +895,9 @@ export const DaemonStatus: MessageFns<DaemonStatus> = {
     if (message.lastEventSeq !== 0) {
       obj.lastEventSeq = Math.round(message.lastEventSeq);
     }
+    if (message.process !== undefined) {
+      obj.process = ProcessStats.toJSON(message.process);
+    }
     return obj;
   },
 
@@ -887,6 +917,162 @@ export const DaemonStatus: MessageFns<DaemonStatus> = {
     message.detailsJson = object.detailsJson ?? "";
     message.commands = object.commands?.map((e) => e) || [];
     message.lastEventSeq = object.lastEventSeq ?? 0;
+    message.process = (object.process !== undefined && object.process !== null)
+      ? ProcessStats.fromPartial(object.process)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProcessStats(): ProcessStats {
+  return { rssBytes: 0, heapUsedBytes: 0, heapTotalBytes: 0, externalBytes: 0, arrayBuffersBytes: 0 };
+}
+
+export const ProcessStats: MessageFns<ProcessStats> = {
+  encode(message: ProcessStats, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rssBytes !== 0) {
+      writer.uint32(8).uint64(message.rssBytes);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(16).uint64(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(24).uint64(message.heapTotalBytes);
+    }
+    if (message.externalBytes !== 0) {
+      writer.uint32(32).uint64(message.externalBytes);
+    }
+    if (message.arrayBuffersBytes !== 0) {
+      writer.uint32(40).uint64(message.arrayBuffersBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProcessStats {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProcessStats();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rssBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.heapUsedBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.heapTotalBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.externalBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.arrayBuffersBytes = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProcessStats {
+    return {
+      rssBytes: isSet(object.rssBytes)
+        ? globalThis.Number(object.rssBytes)
+        : isSet(object.rss_bytes)
+        ? globalThis.Number(object.rss_bytes)
+        : 0,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      externalBytes: isSet(object.externalBytes)
+        ? globalThis.Number(object.externalBytes)
+        : isSet(object.external_bytes)
+        ? globalThis.Number(object.external_bytes)
+        : 0,
+      arrayBuffersBytes: isSet(object.arrayBuffersBytes)
+        ? globalThis.Number(object.arrayBuffersBytes)
+        : isSet(object.array_buffers_bytes)
+        ? globalThis.Number(object.array_buffers_bytes)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProcessStats): unknown {
+    const obj: any = {};
+    if (message.rssBytes !== 0) {
+      obj.rssBytes = Math.round(message.rssBytes);
+    }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = Math.round(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = Math.round(message.heapTotalBytes);
+    }
+    if (message.externalBytes !== 0) {
+      obj.externalBytes = Math.round(message.externalBytes);
+    }
+    if (message.arrayBuffersBytes !== 0) {
+      obj.arrayBuffersBytes = Math.round(message.arrayBuffersBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProcessStats>, I>>(base?: I): ProcessStats {
+    return ProcessStats.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProcessStats>, I>>(object: I): ProcessStats {
+    const message = createBaseProcessStats();
+    message.rssBytes = object.rssBytes ?? 0;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.externalBytes = object.externalBytes ?? 0;
+    message.arrayBuffersBytes = object.arrayBuffersBytes ?? 0;
     return message;
   },
 };
