@@ -79,6 +79,19 @@ routerd_lab() {
 }
 routerctl_lab() { inns "$NS_ROUTER" node "$ROUTERCTL_JS" "$@" --run-dir "$LAB_DIR/run"; }
 
+# within TIMEOUT_S COMMAND...: runs COMMAND until it succeeds, every 0.5 s, for TIMEOUT_S at most; its
+# output is that of the last try. For checks of a state that a loaded machine can miss for a moment.
+within() {
+  local timeout="$1" out deadline
+  shift
+  deadline=$(($(now_ms) + timeout * 1000))
+  until out="$("$@" 2>&1)"; do
+    (($(now_ms) < deadline)) || { echo "$out"; return 1; }
+    sleep 0.5
+  done
+  echo "$out"
+}
+
 # wait_for WHAT TIMEOUT_S COMMAND...: polls COMMAND every 0.1 s until it succeeds; prints a progress line
 # with WHAT and the command's last output line. On timeout it prints why and returns 1, and every later
 # wait_for returns 1 at once: once one step did not converge, the checks say what works.

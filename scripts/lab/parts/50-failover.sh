@@ -57,7 +57,7 @@ failover_status() {
 
 failover_show() {
   info "\$ routerctl health"
-  routerctl_lab health | sed 's/^/    /'
+  routerctl_patient health | sed 's/^/    /'
 }
 
 failover_poke() {

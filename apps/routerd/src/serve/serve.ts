@@ -18,7 +18,7 @@ import { publishedStatus } from "../core/status.js";
 import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs } from "./daemons.js";
-import { readProbeStates, watchTransitions } from "./health.js";
+import { ProbeStateMemory, readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
 import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
@@ -42,6 +42,8 @@ export class Server {
   private configText = "";
   private lease?: FileLease;
   private readonly decisions = new Map<string, EgressDecision>();
+  /** The last probe states read, used while routerd-healthcheck misses an answer. */
+  private readonly probeStates = new ProbeStateMemory();
   /** Backends taking new connections per IngressService, as last rendered ("a,b"). */
   private readonly ingressActive = new Map<string, string>();
   /** Resources with their `*From` values filled in, as the last reconcile resolved them (for daemon configs). */
@@ -199,7 +201,8 @@ export class Server {
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
-    const [health, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {}), wireguard: this.opts.host })]);
+    const [read, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {}), wireguard: this.opts.host })]);
+    const health = this.probeStates.use(read, Date.now());
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
     const when = new Map([...health].map(([name, state]) => [`HealthCheck/${name}`, { phase: state }]));
