@@ -2,7 +2,7 @@
 // IPv6 sessions) and a bird2 peer (AS 65003). Both announce prefixes; one prefix comes from both (ECMP).
 // The router's LAN is a veth pair inside the router namespace (a connected route to redistribute).
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Netns, REPO, sh } from "../lib/netns.js";
@@ -113,8 +113,13 @@ protocol bgp edge {
   get socket(): string {
     return join(this.runDir, "bgp", "edge.sock");
   }
-  get gobgpdPidFile(): string {
-    return join(this.stateDir, "bgp", "edge", "gobgpd.pid");
+  /** routerd-bgp's record of a companion (gobgpd, bfdd) and of its keeper. */
+  companionPid(name: string): number | undefined {
+    try {
+      return (JSON.parse(readFileSync(join(this.stateDir, "bgp", "edge", "companions", `${name}.pid`), "utf8")) as { pid: number }).pid;
+    } catch {
+      return undefined;
+    }
   }
 
   startDaemon(configPath: string, extra: string[] = []): ChildProcess {

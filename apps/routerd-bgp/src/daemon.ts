@@ -2,14 +2,14 @@
 // gRPC service next to the kit's, reload (SIGHUP / "reload") applying the new config as a diff.
 import { join } from "node:path";
 import { durationMs } from "@routerd/api";
-import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
+import { runDaemon, writeOwnerRecord, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
 import { RT_PROTOS_PATH, rtProtosContent, writeFileAtomic } from "@routerd/resource";
 import { BgpService } from "@routerd/rpc/gen/routerd/bgp/v1/bgp";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { loadBgpConfig } from "./config/config.js";
 import { bgpServer } from "./grpc-service.js";
-import { DAEMON_NAME, gobgpdPaths } from "./names.js";
+import { bgpStateDir, DAEMON_NAME, gobgpdPaths, OWNER_MATCH } from "./names.js";
 import type { PeerTransition } from "./peers.js";
 import { BgpRouter } from "./router.js";
 import { publishStatus } from "./status.js";
@@ -23,6 +23,8 @@ export interface BgpDaemonOptions {
   gobgpd?: string;
   keepGobgpd?: boolean;
   staleHoldMs?: number;
+  /** How long gobgpd and bfdd outlive a routerd-bgp that died and was not restarted (default 60 s). */
+  orphanGraceMs?: number;
   logger?: Logger;
   handleSignals?: boolean;
   signal?: AbortSignal;
@@ -91,7 +93,10 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     services: (ctx) => {
       ctxRef = ctx;
+      // Written once the instance lock is ours: the keepers of a running gobgpd/bfdd now watch this process.
+      const ownerFile = writeOwnerRecord(bgpStateDir(stateDir, opts.instance), OWNER_MATCH);
       router = new BgpRouter({
+        owner: { file: ownerFile, match: OWNER_MATCH, graceMs: opts.orphanGraceMs ?? 60_000 },
         config,
         paths: gobgpdPaths(runDir, stateDir, opts.instance),
         appliedFile: join(ctx.stateDir, "gobgpd-applied.json"),

@@ -14,7 +14,8 @@ import { FibProgrammer } from "./fib/programmer.js";
 import { applyDesired, appliedFromJson, appliedToJson, emptyApplied, type ApplyReport } from "./gobgp/apply.js";
 import { GobgpClient } from "./gobgp/client.js";
 import { desiredBgp } from "./gobgp/desired.js";
-import { GobgpdProcess, type GobgpdPaths } from "./gobgp/process.js";
+import type { CompanionProcess } from "./companion.js";
+import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
 import { watchGobgp } from "./gobgp/watch.js";
 import { PeerTable, type PeerTransition } from "./peers.js";
 import { Redistributor } from "./redistribute.js";
@@ -27,6 +28,8 @@ export interface RouterOptions {
   logger: Logger;
   gobgpdBinary?: string;
   gobgpdLogLevel?: string;
+  /** The owner record the companions' keepers watch (none: no keepers). */
+  owner?: { file: string; match: string; graceMs: number };
   /** After a gobgpd restart, routes it has not relearned are dropped after this long at the latest. */
   staleHoldMs?: number;
   /** ...or once every neighbor is Established and no path arrived for this long. */
@@ -49,7 +52,7 @@ export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
 
 export class BgpRouter {
   config: BgpConfig;
-  readonly process: GobgpdProcess;
+  readonly process: CompanionProcess;
   readonly client: GobgpClient;
   readonly fib: FibProgrammer | undefined;
   readonly peers = new PeerTable();
@@ -72,8 +75,9 @@ export class BgpRouter {
 
   constructor(private readonly opts: RouterOptions) {
     this.config = opts.config;
-    this.process = new GobgpdProcess({
+    this.process = gobgpdProcess({
       paths: opts.paths,
+      ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       logger: opts.logger.child({ component: "gobgpd" }),
       ...(opts.gobgpdBinary !== undefined ? { binary: opts.gobgpdBinary } : {}),
       ...(opts.gobgpdLogLevel !== undefined ? { logLevel: opts.gobgpdLogLevel } : {}),
