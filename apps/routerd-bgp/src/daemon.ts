@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { loadBgpConfig } from "./config/config.js";
 import { bgpServer } from "./grpc-service.js";
-import { bgpStateDir, DAEMON_NAME, gobgpdPaths, OWNER_MATCH } from "./names.js";
+import type { BfdTransition } from "./bfd/manager.js";
+import { bfddPaths, bgpStateDir, DAEMON_NAME, gobgpdPaths, OWNER_MATCH } from "./names.js";
 import type { PeerTransition } from "./peers.js";
 import { BgpRouter } from "./router.js";
 import { publishStatus } from "./status.js";
@@ -21,6 +22,7 @@ export interface BgpDaemonOptions {
   stateDir?: string;
   root?: string;
   gobgpd?: string;
+  bfdd?: string;
   keepGobgpd?: boolean;
   staleHoldMs?: number;
   /** How long gobgpd and bfdd outlive a routerd-bgp that died and was not restarted (default 60 s). */
@@ -55,6 +57,16 @@ function transitionEvent(ctx: Pick<DaemonContext, "events">, t: PeerTransition):
     severity: t.from === "Established" ? "warning" : t.to === "Established" ? "info" : "debug",
     message: `neighbor ${t.address}: ${t.from} → ${t.to}`,
     attributes: { address: t.address, from: t.from, to: t.to },
+  });
+}
+
+function bfdEvent(ctx: Pick<DaemonContext, "events">, t: BfdTransition): void {
+  ctx.events.emit({
+    topic: "bfd.session.state",
+    resource: t.name,
+    severity: t.to === "down" ? "warning" : t.to === "up" ? "info" : "debug",
+    message: `BFD to ${t.peer}: ${t.from} → ${t.to}${t.to === "down" && t.from === "up" ? " (BGP neighbor disabled)" : ""}`,
+    attributes: { peer: t.peer, from: t.from, to: t.to, at: new Date(t.at).toISOString() },
   });
 }
 
@@ -99,6 +111,9 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
         owner: { file: ownerFile, match: OWNER_MATCH, graceMs: opts.orphanGraceMs ?? 60_000 },
         config,
         paths: gobgpdPaths(runDir, stateDir, opts.instance),
+        bfdPaths: bfddPaths(runDir, stateDir, opts.instance),
+        ...(opts.bfdd !== undefined ? { bfddBinary: opts.bfdd } : {}),
+        onBfdTransition: (t) => bfdEvent(ctx, t),
         appliedFile: join(ctx.stateDir, "gobgpd-applied.json"),
         logger: ctx.logger,
         ...(opts.gobgpd !== undefined ? { gobgpdBinary: opts.gobgpd } : {}),

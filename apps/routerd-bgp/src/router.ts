@@ -14,6 +14,8 @@ import { FibProgrammer } from "./fib/programmer.js";
 import { applyDesired, appliedFromJson, appliedToJson, emptyApplied, type ApplyReport } from "./gobgp/apply.js";
 import { GobgpClient } from "./gobgp/client.js";
 import { desiredBgp } from "./gobgp/desired.js";
+import { BfdManager, type BfdTransition } from "./bfd/manager.js";
+import type { BfddPaths } from "./bfd/bfdd.js";
 import type { CompanionProcess } from "./companion.js";
 import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
 import { watchGobgp } from "./gobgp/watch.js";
@@ -23,6 +25,10 @@ import { Redistributor } from "./redistribute.js";
 export interface RouterOptions {
   config: BgpConfig;
   paths: GobgpdPaths;
+  bfdPaths: BfddPaths;
+  /** bfdd binary (default: FRR's /usr/lib/frr/bfdd). */
+  bfddBinary?: string;
+  onBfdTransition?: (t: BfdTransition) => void;
   /** Where what was applied to gobgpd is recorded, so a re-attached routerd-bgp does not touch unchanged neighbors. */
   appliedFile: string;
   logger: Logger;
@@ -56,6 +62,7 @@ export class BgpRouter {
   readonly client: GobgpClient;
   readonly fib: FibProgrammer | undefined;
   readonly peers = new PeerTable();
+  readonly bfd: BfdManager;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
   private stream: ClientReadableStream<WatchEventResponse> | undefined;
@@ -86,6 +93,16 @@ export class BgpRouter {
     const fib = bgpFibTarget(opts.config.router.spec);
     this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
     this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol);
+    this.bfd = new BfdManager({
+      router: opts.config.router.name,
+      paths: opts.bfdPaths,
+      logger: opts.logger.child({ component: "bfd" }),
+      ...(opts.bfddBinary !== undefined ? { binary: opts.bfddBinary } : {}),
+      ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      bgp: { disable: (a, why) => this.client.disablePeer(a, why).then(() => undefined), enable: (a) => this.client.enablePeer(a).then(() => undefined) },
+      ...(opts.onBfdTransition !== undefined ? { onTransition: opts.onBfdTransition } : {}),
+      onChange: () => opts.onChange?.(),
+    });
     this.process.on("down", () => this.gobgpdDown());
     this.process.on("restarted", () => void this.bringUp(false));
   }
@@ -125,6 +142,7 @@ export class BgpRouter {
       this.subscribe();
       this.redistributor.reset();
       await this.redistributor.sync(this.config.router.spec);
+      await this.bfd.configure(this.config.bfd);
       this.phase = "Running";
       this.lastError = "";
     } catch (err) {
@@ -164,6 +182,7 @@ export class BgpRouter {
     this.config = next;
     const report = await this.applyConfig();
     await this.redistributor.sync(next.router.spec);
+    await this.bfd.configure(next.bfd);
     this.opts.onChange?.();
     return report;
   }
@@ -250,6 +269,7 @@ export class BgpRouter {
     this.stream?.cancel();
     await this.fib?.idle();
     this.fib?.close();
+    await this.bfd.shutdown(keepGobgpd);
     if (keepGobgpd) this.process.detach();
     else await this.process.stop();
     this.client.close();
