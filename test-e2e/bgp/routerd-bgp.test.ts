@@ -4,6 +4,7 @@
 // with the FIB intact meanwhile, routerd-bgp killed and re-attached without touching the FIB, its routes
 // changed behind its back put right (ip monitor), and routes of other protocols left alone.
 import { readFileSync } from "node:fs";
+import { processMatches } from "@routerd/daemon-kit";
 import { listBgpPeers, listBgpRoutes } from "@routerd/bgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../lib/serve.js";
@@ -37,6 +38,9 @@ const CONFIG = {
   ],
 };
 
+// Short, so the last test sees an orphaned gobgpd stop; long enough for a restart to re-attach under load.
+const ORPHAN_GRACE = ["--orphan-grace", "5s"];
+
 const has = (lines: string[], prefix: string) => lines.find((l) => l.startsWith(`${prefix} `));
 
 beforeAll(async () => {
@@ -46,7 +50,7 @@ beforeAll(async () => {
   // A route of another protocol in the same table: routerd-bgp must never touch it.
   lab.router.ip(`route add 172.31.200.0/24 via ${ISP} proto static`);
   lab.router.ip(`route add 172.31.201.0/24 via ${ISP} proto bird`);
-  lab.startDaemon(lab.writeConfig(CONFIG));
+  lab.startDaemon(lab.writeConfig(CONFIG), ORPHAN_GRACE);
 }, 60_000);
 
 afterAll(() => lab?.destroy());
@@ -117,17 +121,17 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
   });
 
   it("keeps the FIB while its gobgpd is killed and restarted, then converges again", async () => {
-    const before = readFileSync(lab.gobgpdPidFile, "utf8").trim();
+    const before = lab.companionPid("gobgpd")!;
     const routes = lab.fib("-4").length;
-    process.kill(Number(before), "SIGKILL");
+    process.kill(before, "SIGKILL");
     let missing = 0;
     let restarted = false;
     const deadline = Date.now() + 40_000;
     // Sample the FIB all through the restart: the ISP route must never disappear.
     while (Date.now() < deadline) {
       if (!has(lab.fib("-4"), "172.31.1.0/24")) missing++;
-      const now = readFileSync(lab.gobgpdPidFile, "utf8").trim();
-      if (now !== before) restarted = true;
+      const now = lab.companionPid("gobgpd");
+      if (now !== undefined && now !== before) restarted = true;
       if (restarted && (await listBgpPeers(lab.socket).catch(() => ({ peers: [] }))).peers.every((p) => p.state === "Established")) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -137,16 +141,16 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
   });
 
   it("re-attaches to its running gobgpd after being killed, without any FIB change or session reset", async () => {
-    const gobgpd = readFileSync(lab.gobgpdPidFile, "utf8").trim();
+    const gobgpd = lab.companionPid("gobgpd");
     const monitor = lab.spawnIn(lab.router, ["ip", "-o", "monitor", "route"], "monitor.log");
     await new Promise((r) => setTimeout(r, 300));
     lab.daemon!.kill("SIGKILL");
     await new Promise((r) => setTimeout(r, 300));
-    lab.startDaemon(`${lab.dir}/bgp.json`);
+    lab.startDaemon(`${lab.dir}/bgp.json`, ORPHAN_GRACE);
     await until("daemon answers", async () => (await listBgpPeers(lab.socket).catch(() => undefined))?.peers.every((p) => p.state === "Established"), 20_000);
     await new Promise((r) => setTimeout(r, 1500));
     monitor.kill();
-    expect(readFileSync(lab.gobgpdPidFile, "utf8").trim()).toBe(gobgpd);
+    expect(lab.companionPid("gobgpd")).toBe(gobgpd);
     const changes = readFileSync(`${lab.dir}/monitor.log`, "utf8").split("\n").filter((l) => l.includes("proto 219") || l.includes("172.31."));
     expect(changes).toEqual([]);
     expect((await listBgpPeers(lab.socket)).peers.every((p) => p.flaps === 0)).toBe(true);
@@ -161,5 +165,20 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
   it("never touched the routes of other protocols in its table", () => {
     expect(lab.router.ip("route show 172.31.200.0/24").stdout).toMatch(/proto static/);
     expect(lab.router.ip("route show 172.31.201.0/24").stdout).toMatch(/proto bird/);
+  });
+
+  it("stops its gobgpd (and the keeper) once killed and not restarted within the orphan grace", async () => {
+    const gobgpd = lab.companionPid("gobgpd")!;
+    const keeper = lab.companionPid("gobgpd.keeper")!;
+    // (A zombie has an empty cmdline: "not running" even before init reaps it.)
+    const running = () => processMatches(gobgpd, "gobgpd") || processMatches(keeper, "routerd-keeper");
+    expect(processMatches(gobgpd, "gobgpd") && processMatches(keeper, "routerd-keeper")).toBe(true);
+    lab.daemon!.kill("SIGKILL");
+    const killedAt = Date.now();
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(processMatches(gobgpd, "gobgpd")).toBe(true); // within the grace a restarted routerd-bgp would re-attach
+    await until("orphaned gobgpd stopped", () => !running(), 15_000, 100);
+    const after = Date.now() - killedAt;
+    expect(after).toBeGreaterThanOrEqual(5000);
   });
 });

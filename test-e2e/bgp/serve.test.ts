@@ -93,8 +93,14 @@ describe("BGP under routerd serve", () => {
   });
 
   it("removing the BGPRouter stops its daemons and deletes exactly routerd's routes in its table", async () => {
+    // A routerd-bgp that cannot stop its gobgpd itself (frozen: serve kills it after its stop grace): serve
+    // stops the gobgpd it recorded, long before the keeper's 60 s orphan grace would.
+    const daemon = bgpProcesses().find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("routerd-bgp.js"))!;
+    process.kill(Number(daemon), "SIGSTOP");
+    const removedAt = Date.now();
     writeRouter([]);
     await until("routerd-bgp and its gobgpd stopped", () => bgpProcesses().length === 0, 30_000, 300);
+    expect(Date.now() - removedAt).toBeLessThan(40_000);
     await until("routerd's routes flushed", () => lab.fib("-4").length === 0 && lab.fib("-6").length === 0, 30_000, 300);
     expect(lab.router.ip("route show 172.31.200.0/24").stdout).toMatch(/proto static/);
     expect(lab.router.ip("route show 172.31.201.0/24").stdout).toMatch(/proto bird/);

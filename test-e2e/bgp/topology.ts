@@ -2,7 +2,7 @@
 // IPv6 sessions) and a bird2 peer (AS 65003). Both announce prefixes; one prefix comes from both (ECMP).
 // The router's LAN is a veth pair inside the router namespace (a connected route to redistribute).
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Netns, REPO, sh } from "../lib/netns.js";
@@ -76,6 +76,21 @@ export class BgpLab {
     this.ispCli("global", "rib", "add", "2001:db8:91::/48", "nexthop", ISP6, "-a", "ipv6");
   }
 
+  /** FRR bfdd in the ISP namespace (its own sockets in the lab dir), one session to the router. */
+  startIspBfdd(intervalMs: number, multiplier: number): ChildProcess {
+    const dir = join(this.dir, "isp-bfdd");
+    mkdirSync(dir, { recursive: true });
+    const conf = join(dir, "bfdd.conf");
+    writeFileSync(conf, `bfd\n peer ${R_ISP} local-address ${ISP}\n  detect-multiplier ${multiplier}\n  receive-interval ${intervalMs}\n  transmit-interval ${intervalMs}\n !\n!\n`);
+    this.ispBfddDir = dir;
+    return this.spawnIn(
+      this.isp,
+      ["/usr/lib/frr/bfdd", "-u", "root", "-g", "frrvty", "-f", conf, "-i", join(dir, "bfdd.pid"), "--vty_socket", dir, "-z", join(dir, "zserv.api"), "--bfdctl", join(dir, "bfdd.sock"), "-A", "127.0.0.1", "-P", "0", "--log", `file:${join(dir, "bfdd.log")}`],
+      "isp-bfdd.out",
+    );
+  }
+  ispBfddDir: string | undefined;
+
   startIx(): ChildProcess {
     const conf = join(this.dir, "bird.conf");
     writeFileSync(
@@ -113,8 +128,13 @@ protocol bgp edge {
   get socket(): string {
     return join(this.runDir, "bgp", "edge.sock");
   }
-  get gobgpdPidFile(): string {
-    return join(this.stateDir, "bgp", "edge", "gobgpd.pid");
+  /** routerd-bgp's record of a companion (gobgpd, bfdd) and of its keeper. */
+  companionPid(name: string): number | undefined {
+    try {
+      return (JSON.parse(readFileSync(join(this.stateDir, "bgp", "edge", "companions", `${name}.pid`), "utf8")) as { pid: number }).pid;
+    } catch {
+      return undefined;
+    }
   }
 
   startDaemon(configPath: string, extra: string[] = []): ChildProcess {
@@ -132,7 +152,7 @@ protocol bgp edge {
   }
 
   destroy(): void {
-    // Everything still running in the namespaces (our gobgpd included) goes with them.
+    // Everything still running in the namespaces (our gobgpd and bfdds included) goes with them.
     for (const ns of [this.router, this.isp, this.ix]) {
       for (const pid of sh("ip", ["netns", "pids", ns.name], { allowFail: true }).stdout.split("\n").filter(Boolean)) {
         try {
@@ -140,6 +160,8 @@ protocol bgp edge {
         } catch {
           /* gone */
         }
+        // FRR's scratch dir of a bfdd killed here.
+        rmSync(`/var/tmp/frr/bfdd.${pid}`, { recursive: true, force: true });
       }
       ns.destroy();
     }

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { connectDaemon } from "@routerd/rpc";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { pidAlive } from "@routerd/daemon-kit";
+import { spawn } from "node:child_process";
+import { companionsDir, pidAlive, processMatches, writeCompanionRecord } from "@routerd/daemon-kit";
 import { Supervisor, isZombie, type DaemonSpec } from "../../apps/routerd/src/serve/supervisor.js";
 import { REPO, tempDir } from "../lib/netns.js";
 
@@ -103,5 +104,22 @@ describe("built-in supervisor", () => {
     expect(existsSync(socket)).toBe(false);
     expect(existsSync(join(dirs.stateDir, "echo", "one"))).toBe(false);
     expect(echoProcesses()).toBe(0);
+  });
+
+  it("removing a daemon that was killed also stops the companions it recorded", async () => {
+    const sup = new Supervisor(dirs, logger);
+    supervisors.push(sup);
+    sup.start(100);
+    sup.ensure(spec);
+    const pid = await until("daemon start", async () => ((await count()) >= 1 ? pidOf() : undefined));
+    // A companion like routerd-bgp's gobgpd: detached, recorded under the daemon's state dir.
+    const match = `companion-of-${tmp.dir}`;
+    const child = spawn("/bin/sh", ["-c", "while :; do sleep 1; done", match], { detached: true, stdio: "ignore" });
+    child.unref();
+    writeCompanionRecord(join(companionsDir(join(dirs.stateDir, "echo", "one")), "fake.pid"), { pid: child.pid!, match });
+    process.kill(pid, "SIGKILL"); // the daemon cannot stop its companion itself
+    await sup.remove("echo", "one", true);
+    expect(processMatches(child.pid!, match)).toBe(false);
+    expect(existsSync(join(dirs.stateDir, "echo", "one"))).toBe(false);
   });
 });

@@ -13,7 +13,8 @@ their sessions.
 
 On stop, gobgpd is stopped (its sessions close) but the FIB routes stay: a restarted routerd-bgp keeps
 them until the sessions have relearned them, so forwarding never stops. If routerd-bgp dies without
-stopping, gobgpd keeps running and the next routerd-bgp re-attaches to it.
+stopping, gobgpd (and bfdd) keep running and the next routerd-bgp re-attaches to them; when none comes
+within --orphan-grace, they stop.
 
 Options:
   --config FILE        {"router": {"name", "spec"}, "peers": [...]} as JSON, written by routerd serve (required)
@@ -23,6 +24,7 @@ Options:
   --root DIR           prefix for host files: rt_protos.d entry (default: /)
   --gobgpd PATH        gobgpd binary (default: gobgpd from PATH)
   --keep-gobgpd        leave gobgpd running on stop (a restart re-attaches without a session reset)
+  --orphan-grace DUR   gobgpd and bfdd stop when no routerd-bgp has owned them this long (default: 60s)
   --stale-hold DUR     after a gobgpd restart, keep unrelearned FIB routes at most this long (default: 120s)
   --log-level LEVEL    trace, debug, info, warn, error or fatal (default: info)
   -h, --help           show this help
@@ -39,12 +41,18 @@ export interface CliOptions {
   gobgpd: string;
   keepGobgpd: boolean;
   staleHoldMs: number;
+  orphanGraceMs: number;
   logLevel: string;
 }
 
 export type CliResult = { kind: "run"; options: CliOptions } | { kind: "help"; text: string } | { kind: "error"; message: string };
 
 const DURATION = /^(\d+)(ms|s|m)$/;
+
+function durationOption(v: string): number | undefined {
+  const m = DURATION.exec(v);
+  return m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2] as "ms" | "s" | "m"] : undefined;
+}
 
 export function parseCli(argv: string[]): CliResult {
   let values: Record<string, string | boolean | undefined>;
@@ -62,6 +70,7 @@ export function parseCli(argv: string[]): CliResult {
         gobgpd: { type: "string", default: "gobgpd" },
         "keep-gobgpd": { type: "boolean", default: false },
         "stale-hold": { type: "string", default: "120s" },
+        "orphan-grace": { type: "string", default: "60s" },
         "log-level": { type: "string", default: "info" },
         help: { type: "boolean", short: "h" },
       },
@@ -74,9 +83,10 @@ export function parseCli(argv: string[]): CliResult {
   if (str("config") === "") return { kind: "error", message: "--config FILE is required" };
   if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(str("instance"))) return { kind: "error", message: "--instance NAME is required: the BGPRouter's name" };
   if (!LOG_LEVELS.includes(str("log-level"))) return { kind: "error", message: `--log-level must be one of ${LOG_LEVELS.join(", ")}` };
-  const hold = DURATION.exec(str("stale-hold"));
-  if (!hold) return { kind: "error", message: "--stale-hold must be a duration like 500ms, 30s or 2m" };
-  const staleHoldMs = Number(hold[1]) * { ms: 1, s: 1000, m: 60_000 }[hold[2] as "ms" | "s" | "m"];
+  const staleHoldMs = durationOption(str("stale-hold"));
+  if (staleHoldMs === undefined) return { kind: "error", message: "--stale-hold must be a duration like 500ms, 30s or 2m" };
+  const orphanGraceMs = durationOption(str("orphan-grace"));
+  if (orphanGraceMs === undefined || orphanGraceMs < 1000) return { kind: "error", message: "--orphan-grace must be a duration of at least 1s, like 30s or 2m" };
   return {
     kind: "run",
     options: {
@@ -88,6 +98,7 @@ export function parseCli(argv: string[]): CliResult {
       gobgpd: str("gobgpd"),
       keepGobgpd: values["keep-gobgpd"] === true,
       staleHoldMs,
+      orphanGraceMs,
       logLevel: str("log-level"),
     },
   };

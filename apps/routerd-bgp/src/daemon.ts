@@ -2,14 +2,15 @@
 // gRPC service next to the kit's, reload (SIGHUP / "reload") applying the new config as a diff.
 import { join } from "node:path";
 import { durationMs } from "@routerd/api";
-import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
+import { runDaemon, writeOwnerRecord, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
 import { RT_PROTOS_PATH, rtProtosContent, writeFileAtomic } from "@routerd/resource";
 import { BgpService } from "@routerd/rpc/gen/routerd/bgp/v1/bgp";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { loadBgpConfig } from "./config/config.js";
 import { bgpServer } from "./grpc-service.js";
-import { DAEMON_NAME, gobgpdPaths } from "./names.js";
+import type { BfdTransition } from "./bfd/manager.js";
+import { bfddPaths, bgpStateDir, DAEMON_NAME, gobgpdPaths, OWNER_MATCH } from "./names.js";
 import type { PeerTransition } from "./peers.js";
 import { BgpRouter } from "./router.js";
 import { publishStatus } from "./status.js";
@@ -21,8 +22,11 @@ export interface BgpDaemonOptions {
   stateDir?: string;
   root?: string;
   gobgpd?: string;
+  bfdd?: string;
   keepGobgpd?: boolean;
   staleHoldMs?: number;
+  /** How long gobgpd and bfdd outlive a routerd-bgp that died and was not restarted (default 60 s). */
+  orphanGraceMs?: number;
   logger?: Logger;
   handleSignals?: boolean;
   signal?: AbortSignal;
@@ -53,6 +57,16 @@ function transitionEvent(ctx: Pick<DaemonContext, "events">, t: PeerTransition):
     severity: t.from === "Established" ? "warning" : t.to === "Established" ? "info" : "debug",
     message: `neighbor ${t.address}: ${t.from} → ${t.to}`,
     attributes: { address: t.address, from: t.from, to: t.to },
+  });
+}
+
+function bfdEvent(ctx: Pick<DaemonContext, "events">, t: BfdTransition): void {
+  ctx.events.emit({
+    topic: "bfd.session.state",
+    resource: t.name,
+    severity: t.to === "down" ? "warning" : t.to === "up" ? "info" : "debug",
+    message: `BFD to ${t.peer}: ${t.from} → ${t.to}${t.to === "down" && t.from === "up" ? " (BGP neighbor disabled)" : ""}`,
+    attributes: { peer: t.peer, from: t.from, to: t.to, at: new Date(t.at).toISOString() },
   });
 }
 
@@ -91,9 +105,15 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
     ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
     services: (ctx) => {
       ctxRef = ctx;
+      // Written once the instance lock is ours: the keepers of a running gobgpd/bfdd now watch this process.
+      const ownerFile = writeOwnerRecord(bgpStateDir(stateDir, opts.instance), OWNER_MATCH);
       router = new BgpRouter({
+        owner: { file: ownerFile, match: OWNER_MATCH, graceMs: opts.orphanGraceMs ?? 60_000 },
         config,
         paths: gobgpdPaths(runDir, stateDir, opts.instance),
+        bfdPaths: bfddPaths(runDir, stateDir, opts.instance),
+        ...(opts.bfdd !== undefined ? { bfddBinary: opts.bfdd } : {}),
+        onBfdTransition: (t) => bfdEvent(ctx, t),
         appliedFile: join(ctx.stateDir, "gobgpd-applied.json"),
         logger: ctx.logger,
         ...(opts.gobgpd !== undefined ? { gobgpdBinary: opts.gobgpd } : {}),

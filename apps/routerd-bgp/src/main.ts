@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       gobgpd: o.gobgpd,
       keepGobgpd: o.keepGobgpd,
       staleHoldMs: o.staleHoldMs,
+      orphanGraceMs: o.orphanGraceMs,
       logger,
     });
     const result = await daemon.done;

@@ -14,7 +14,10 @@ import { FibProgrammer } from "./fib/programmer.js";
 import { applyDesired, appliedFromJson, appliedToJson, emptyApplied, type ApplyReport } from "./gobgp/apply.js";
 import { GobgpClient } from "./gobgp/client.js";
 import { desiredBgp } from "./gobgp/desired.js";
-import { GobgpdProcess, type GobgpdPaths } from "./gobgp/process.js";
+import { BfdManager, type BfdTransition } from "./bfd/manager.js";
+import type { BfddPaths } from "./bfd/bfdd.js";
+import type { CompanionProcess } from "./companion.js";
+import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
 import { watchGobgp } from "./gobgp/watch.js";
 import { PeerTable, type PeerTransition } from "./peers.js";
 import { Redistributor } from "./redistribute.js";
@@ -22,11 +25,17 @@ import { Redistributor } from "./redistribute.js";
 export interface RouterOptions {
   config: BgpConfig;
   paths: GobgpdPaths;
+  bfdPaths: BfddPaths;
+  /** bfdd binary (default: FRR's /usr/lib/frr/bfdd). */
+  bfddBinary?: string;
+  onBfdTransition?: (t: BfdTransition) => void;
   /** Where what was applied to gobgpd is recorded, so a re-attached routerd-bgp does not touch unchanged neighbors. */
   appliedFile: string;
   logger: Logger;
   gobgpdBinary?: string;
   gobgpdLogLevel?: string;
+  /** The owner record the companions' keepers watch (none: no keepers). */
+  owner?: { file: string; match: string; graceMs: number };
   /** After a gobgpd restart, routes it has not relearned are dropped after this long at the latest. */
   staleHoldMs?: number;
   /** ...or once every neighbor is Established and no path arrived for this long. */
@@ -49,10 +58,11 @@ export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
 
 export class BgpRouter {
   config: BgpConfig;
-  readonly process: GobgpdProcess;
+  readonly process: CompanionProcess;
   readonly client: GobgpClient;
   readonly fib: FibProgrammer | undefined;
   readonly peers = new PeerTable();
+  readonly bfd: BfdManager;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
   private stream: ClientReadableStream<WatchEventResponse> | undefined;
@@ -72,8 +82,9 @@ export class BgpRouter {
 
   constructor(private readonly opts: RouterOptions) {
     this.config = opts.config;
-    this.process = new GobgpdProcess({
+    this.process = gobgpdProcess({
       paths: opts.paths,
+      ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       logger: opts.logger.child({ component: "gobgpd" }),
       ...(opts.gobgpdBinary !== undefined ? { binary: opts.gobgpdBinary } : {}),
       ...(opts.gobgpdLogLevel !== undefined ? { logLevel: opts.gobgpdLogLevel } : {}),
@@ -82,6 +93,16 @@ export class BgpRouter {
     const fib = bgpFibTarget(opts.config.router.spec);
     this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
     this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol);
+    this.bfd = new BfdManager({
+      router: opts.config.router.name,
+      paths: opts.bfdPaths,
+      logger: opts.logger.child({ component: "bfd" }),
+      ...(opts.bfddBinary !== undefined ? { binary: opts.bfddBinary } : {}),
+      ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      bgp: { disable: (a, why) => this.client.disablePeer(a, why).then(() => undefined), enable: (a) => this.client.enablePeer(a).then(() => undefined) },
+      ...(opts.onBfdTransition !== undefined ? { onTransition: opts.onBfdTransition } : {}),
+      onChange: () => opts.onChange?.(),
+    });
     this.process.on("down", () => this.gobgpdDown());
     this.process.on("restarted", () => void this.bringUp(false));
   }
@@ -121,6 +142,7 @@ export class BgpRouter {
       this.subscribe();
       this.redistributor.reset();
       await this.redistributor.sync(this.config.router.spec);
+      await this.bfd.configure(this.config.bfd);
       this.phase = "Running";
       this.lastError = "";
     } catch (err) {
@@ -160,6 +182,7 @@ export class BgpRouter {
     this.config = next;
     const report = await this.applyConfig();
     await this.redistributor.sync(next.router.spec);
+    await this.bfd.configure(next.bfd);
     this.opts.onChange?.();
     return report;
   }
@@ -246,6 +269,7 @@ export class BgpRouter {
     this.stream?.cancel();
     await this.fib?.idle();
     this.fib?.close();
+    await this.bfd.shutdown(keepGobgpd);
     if (keepGobgpd) this.process.detach();
     else await this.process.stop();
     this.client.close();

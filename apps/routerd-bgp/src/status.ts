@@ -14,7 +14,10 @@ function peerPhase(views: PeerView[]): string {
   return views.map((v) => v.state).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0] ?? "Idle";
 }
 
-const peerJson = (v: PeerView, now: number): JsonObject => ({
+/** bfdd's state names → a phase. */
+const BFD_PHASE: Record<string, string> = { up: "Up", down: "Down", init: "Init", "adm-down": "AdminDown", unknown: "Unknown", "no-route": "NoRoute" };
+
+const peerJson = (v: PeerView, now: number, bfd?: string): JsonObject => ({
   address: v.address,
   peer: v.owner,
   peerASN: v.peerASN,
@@ -24,11 +27,13 @@ const peerJson = (v: PeerView, now: number): JsonObject => ({
   receivedPrefixes: v.received,
   acceptedPrefixes: v.accepted,
   advertisedPrefixes: v.advertised,
+  ...(bfd !== undefined ? { bfd } : {}),
 });
 
 export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, now = Date.now()): void {
   const observedAt = new Date(now).toISOString();
   const views = router.peers.list();
+  const bfdOf = (address: string) => router.bfd.stateOf(address);
   const byOwner = new Map<string, PeerView[]>();
   for (const v of views) byOwner.set(v.owner, [...(byOwner.get(v.owner) ?? []), v]);
   for (const [owner, list] of byOwner) {
@@ -42,13 +47,26 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
         state: phase,
         acceptedPrefixes: list.reduce((n, v) => n + v.accepted, 0),
         observedAt,
-        neighbors: list.map((v) => peerJson(v, now)),
+        neighbors: list.map((v) => peerJson(v, now, bfdOf(v.address))),
       },
     });
     known.add(owner);
   }
+  // BFD sessions as resources "BFD/<name>" (a BFD and a BGPPeer may share a name).
+  const sessions = router.bfd.list();
+  for (const b of sessions) {
+    const key = `BFD/${b.name}`;
+    ctx.status.setResource(key, {
+      kind: "BFD",
+      phase: BFD_PHASE[b.state] ?? b.state,
+      message: `${b.peer} ${b.state}${b.bgpDisabled ? " (BGP neighbor disabled)" : ""}`,
+      details: { peer: b.peer, localAddress: b.localAddress, state: b.state, since: new Date(b.since).toISOString(), downs: b.downs, bgpDisabled: b.bgpDisabled, observedAt },
+    });
+    known.add(key);
+  }
+  const bfdKeys = new Set(sessions.map((b) => `BFD/${b.name}`));
   for (const name of [...known]) {
-    if (byOwner.has(name)) continue;
+    if (byOwner.has(name) || bfdKeys.has(name)) continue;
     ctx.status.removeResource(name);
     known.delete(name);
   }
@@ -56,12 +74,13 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
   const established = views.filter((v) => v.state === "Established").length;
   ctx.status.setDetails({
     router: router.config.router.name,
-    peers: views.map((v) => peerJson(v, now)),
+    peers: views.map((v) => peerJson(v, now, bfdOf(v.address))),
     prefixes: fib?.desired ?? 0,
     establishedPeers: established,
     acceptedPrefixes: views.reduce((n, v) => n + v.accepted, 0),
     observedAt,
     gobgpd: { pid: router.process.pid ?? 0, restarts: router.process.restarts, attached: router.attached, phase: router.phase, error: router.lastError },
+    ...(sessions.length > 0 ? { bfdd: { pid: router.bfd.bfddPid ?? 0 } } : {}),
     ...(fib !== undefined
       ? {
           fib: {

@@ -98,6 +98,7 @@ export {
   type BGPRouterSpec,
 } from "./kinds/bgp-router.js";
 export { bgpPeerSpec, type BGPPeerSpec } from "./kinds/bgp-peer.js";
+export { BFD_PROFILES, bfdSpec, bfdTimers, type BFDSpec, type BfdTimers } from "./kinds/bfd.js";
 export { clusterCidrs, type ClusterNetworkRouteSpec } from "./kinds/cluster-network-route.js";
 export { VRRP_DAEMON, trackedCheck, virtualAddress, vrrpVersion, type VirtualAddressSpec, type VirtualAddressTrack } from "./kinds/virtual-address.js";
 export {

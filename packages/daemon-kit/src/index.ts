@@ -31,3 +31,18 @@ export { findCondition, setCondition, type ConditionChange } from "./conditions.
 export { EVENT_LOG_FILE } from "./event-log.js";
 export { STATE_FILE, type StateDocument } from "./state-file.js";
 export { notifyReady, type NotifyResult } from "./systemd-notify.js";
+export {
+  COMPANIONS_DIR,
+  OWNER_FILE,
+  companionsDir,
+  keeperMatch,
+  processMatches,
+  readCompanionRecord,
+  spawnKeeper,
+  stopCompanions,
+  terminateProcess,
+  writeCompanionRecord,
+  writeOwnerRecord,
+  type CompanionRecord,
+  type KeeperOptions,
+} from "./companions.js";

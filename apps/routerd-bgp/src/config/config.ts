@@ -2,7 +2,8 @@
 // { "router": { "name", "spec" }, "peers": [{ "name", "spec" }] }. The specs are parsed with the kinds' own
 // schemas (one definition of every field), so the daemon accepts exactly what `routerd validate` does.
 import { readFile } from "node:fs/promises";
-import { bgpPeerSpec, bgpRouterSpec, formatPath, t, type BGPPeerSpec, type BGPRouterSpec } from "@routerd/api";
+import { bfdSpec, bgpPeerSpec, bgpRouterSpec, formatPath, t, type BGPPeerSpec, type BGPRouterSpec } from "@routerd/api";
+import type { BfdConfig } from "../bfd/manager.js";
 
 export interface PeerConfig {
   name: string;
@@ -12,6 +13,8 @@ export interface PeerConfig {
 export interface BgpConfig {
   router: { name: string; spec: BGPRouterSpec };
   peers: PeerConfig[];
+  /** The BFD sessions the peers name (interface already resolved to its Linux name). */
+  bfd: BfdConfig[];
 }
 
 const NAME = t.string({ pattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, patternHint: "a resource name" });
@@ -19,6 +22,7 @@ const NAME = t.string({ pattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, pattern
 const configSchema = t.object({
   router: t.object({ name: NAME, spec: bgpRouterSpec }),
   peers: t.withDefault(t.array(t.object({ name: NAME, spec: bgpPeerSpec })), []),
+  bfd: t.withDefault(t.array(t.object({ name: NAME, spec: bfdSpec, ifname: t.optional(t.string({ minLength: 1 })) })), []),
 });
 
 export class ConfigError extends Error {
@@ -44,6 +48,10 @@ export function parseBgpConfig(value: unknown, file = "<config>"): BgpConfig {
         seen.set(a, p.name);
       }
     }
+  }
+  if (parsed !== undefined) {
+    const neighbors = new Set(parsed.peers.flatMap((p) => p.spec.peers));
+    for (const b of parsed.bfd) if (!neighbors.has(b.spec.peer)) problems.push(`bfd.${b.name}: ${b.spec.peer} is not a neighbor of this router`);
   }
   if (problems.length > 0 || parsed === undefined) throw new ConfigError(file, problems.length ? problems : ["invalid config"]);
   return parsed as BgpConfig;

@@ -91,6 +91,13 @@ export class GobgpClient {
   resetPeer(req: ResetPeerRequest) {
     return this.call<Empty>((md, o, cb) => this.raw.resetPeer(req, md, o, cb));
   }
+  /** Administratively down: the session closes and its paths are withdrawn at once (BFD down). */
+  disablePeer(address: string, communication: string) {
+    return this.call<Empty>((md, o, cb) => this.raw.disablePeer({ address, communication }, md, o, cb));
+  }
+  enablePeer(address: string) {
+    return this.call<Empty>((md, o, cb) => this.raw.enablePeer({ address }, md, o, cb));
+  }
   addPath(req: AddPathRequest) {
     return this.call<AddPathResponse>((md, o, cb) => this.raw.addPath(req, md, o, cb));
   }

@@ -14,6 +14,7 @@ import {
   HEALTHCHECK_DAEMON,
   probeTarget,
   probeType,
+  type BFDSpec,
   type BGPPeerSpec,
   type BGPRouterSpec,
   PPPOE_CLIENT_DAEMON,
@@ -97,16 +98,17 @@ export function keepalivedPaths(dirs: Pick<DaemonDirs, "runDir" | "stateDir">): 
   };
 }
 
-/** routerd-bgp's config: one BGPRouter and the BGPPeers naming it, specs as validated (defaults applied). */
-export function bgpConfig(view: ConfigView, router: string): { router: { name: string; spec: unknown }; peers: { name: string; spec: unknown }[] } {
+type Named = { name: string; spec: unknown };
+
+/** routerd-bgp's config: one BGPRouter, the BGPPeers naming it and their BFDs, specs as validated (defaults applied). */
+export function bgpConfig(view: ConfigView, router: string): { router: Named; peers: Named[]; bfd: (Named & { ifname?: string })[] } {
   const r = view.find<BGPRouterSpec>("BGPRouter", router)!;
-  return {
-    router: { name: router, spec: r.spec },
-    peers: view
-      .all<BGPPeerSpec>("BGPPeer")
-      .filter((p) => p.spec.routerRef === router)
-      .map((p) => ({ name: p.metadata.name, spec: p.spec })),
-  };
+  const peers = view.all<BGPPeerSpec>("BGPPeer").filter((p) => p.spec.routerRef === router);
+  const bfd = peers.flatMap((p) => {
+    const b = p.spec.bfd !== undefined ? view.find<BFDSpec>("BFD", p.spec.bfd) : undefined;
+    return b ? [{ name: b.metadata.name, spec: b.spec, ...(b.spec.interface !== undefined ? { ifname: view.ifname(b.spec.interface) } : {}) }] : [];
+  });
+  return { router: { name: router, spec: r.spec }, peers: peers.map((p) => ({ name: p.metadata.name, spec: p.spec })), bfd };
 }
 
 export const DAEMON_KINDS: readonly DaemonKind[] = [

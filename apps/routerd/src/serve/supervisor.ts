@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "@routerd/resource";
-import { pidAlive } from "@routerd/daemon-kit";
+import { pidAlive, stopCompanions } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 import { capDaemonLog } from "./daemon-log.js";
 
@@ -115,13 +115,19 @@ export class Supervisor {
     else if (configChanged && m.pid) this.signal(m, "SIGHUP");
   }
 
-  /** Stops the daemon and forgets it; with `purge` also removes its socket and state directory. */
+  /**
+   * Stops the daemon and forgets it; with `purge` also removes its socket and state directory. The programs
+   * it recorded as companions (routerd-bgp's gobgpd) go with it: the daemon normally stops them itself, but
+   * not when it had to be killed or was not running.
+   */
   async remove(daemon: string, instance: string, purge: boolean): Promise<void> {
     const key = `${daemon}/${instance}`;
     const m = this.managed.get(key);
     this.managed.delete(key);
     const pid = m?.pid ?? this.readPidRaw(daemon, instance)?.pid;
     if (pid && pidAlive(pid)) await this.terminate(pid);
+    const companions = await stopCompanions(this.stateDirOf(daemon, instance));
+    if (companions.length > 0) this.logger.info({ daemon: key, companions }, "stopped the daemon's companions");
     rmSync(this.pidFile(daemon, instance), { force: true });
     if (purge) {
       rmSync(this.socketPath(daemon, instance), { force: true });

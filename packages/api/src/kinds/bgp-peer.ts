@@ -4,6 +4,7 @@ import { artifactNames } from "@routerd/resource";
 import { formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
+import type { BFDSpec } from "./bfd.js";
 import { BGP_DAEMON } from "./bgp-router.js";
 import { bgpCommunities, bgpExportPolicy, bgpImportPolicy, bgpTimers, passwordSource } from "./bgp-policy.js";
 
@@ -21,7 +22,7 @@ export const bgpPeerSpec = t.object({
   communities: t.optional(bgpCommunities),
   importPolicy: t.optional(bgpImportPolicy),
   exportPolicy: t.optional(bgpExportPolicy),
-  bfd: t.optional(t.string({ minLength: 1 })),
+  bfd: t.optional(t.ref("BFD").describe("a BFD session to one of peers[]: BFD down takes that neighbor's BGP session down at once")),
 });
 
 export type BGPPeerSpec = Infer<typeof bgpPeerSpec>;
@@ -46,7 +47,14 @@ export const bgpPeerKind = defineKind<BGPPeerSpec>({
     if (s.routeReflectorClusterID !== undefined && !s.routeReflectorClient) {
       ctx.error(["routeReflectorClusterID"], "only applies with routeReflectorClient: true");
     }
-    if (s.bfd !== undefined) ctx.error(["bfd"], "BFD for BGP sessions is not supported yet", "remove bfd");
+    const bfd = s.bfd !== undefined ? ctx.find<BFDSpec>("BFD", s.bfd) : undefined;
+    if (bfd !== undefined) {
+      if (!s.peers.includes(bfd.spec.peer)) ctx.error(["bfd"], `BFD/${s.bfd} watches ${bfd.spec.peer}, which is not one of peers[] (${s.peers.join(", ")})`, `set the BFD's peer to one of ${s.peers.join(", ")}`);
+      if (s.ebgpMultihop !== undefined && s.ebgpMultihop > 1) ctx.error(["bfd"], "multihop BFD (ebgpMultihop > 1) is not supported", "remove bfd, or peer over a direct link");
+      for (const other of ctx.all<BGPPeerSpec>("BGPPeer")) {
+        if (other !== res && other.spec.bfd === s.bfd) ctx.error(["bfd"], `BFD/${s.bfd} is already used by BGPPeer/${other.metadata.name}`, "give each BGPPeer its own BFD");
+      }
+    }
     const ip = s.importPolicy;
     if (ip?.allowedPrefixLengthMin !== undefined && ip.allowedPrefixLengthMax !== undefined && ip.allowedPrefixLengthMin > ip.allowedPrefixLengthMax) {
       ctx.error(["importPolicy", "allowedPrefixLengthMin"], `is larger than allowedPrefixLengthMax (${ip.allowedPrefixLengthMax})`);

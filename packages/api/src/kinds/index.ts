@@ -1,6 +1,7 @@
 // The kind registry: adding a kind means adding its module here. Order is documentation order.
 import { registerInterfaceKind } from "../interface-kinds.js";
 import type { KindDefinition } from "../kind.js";
+import { bfdKind } from "./bfd.js";
 import { bgpPeerKind } from "./bgp-peer.js";
 import { bgpRouterKind } from "./bgp-router.js";
 import { clusterNetworkRouteKind } from "./cluster-network-route.js";
@@ -78,6 +79,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   dhcpv6InformationKind,
   bgpRouterKind,
   bgpPeerKind,
+  bfdKind,
   dnsResolverKind,
   dnsZoneKind,
   dnsForwarderKind,

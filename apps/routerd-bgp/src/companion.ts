@@ -1,0 +1,168 @@
+// A program routerd-bgp runs beside itself (gobgpd, bfdd): started detached (own process group) with a
+// record in <state-dir>/bgp/<router>/companions/<name>.pid, so a restarted routerd-bgp re-attaches to it
+// and its sessions survive; restarted with exponential back-off when it dies. Each one gets a keeper that
+// stops it once no routerd-bgp has owned it for the orphan grace (see @routerd/daemon-kit companions.ts).
+import { spawn } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { processMatches, readCompanionRecord, spawnKeeper, terminateProcess, writeCompanionRecord, type CompanionRecord } from "@routerd/daemon-kit";
+import type { Logger } from "pino";
+
+export interface CompanionOptions {
+  name: string;
+  binary: string;
+  args: string[];
+  /** A word of the program's cmdline that identifies it (its socket path). */
+  match: string;
+  /** <daemon state dir>/companions: the record and the keeper's record go here. */
+  recordDir: string;
+  logFile: string;
+  /** Removed before each start and after a stop (sockets the program creates). */
+  removeFiles?: string[];
+  /** The owner record the keeper watches; no keeper without it. */
+  owner?: { file: string; match: string; graceMs: number };
+  logger: Logger;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** After the process is gone (cleans what it leaves behind). */
+  afterExit?: (pid: number) => void;
+}
+
+const STABLE_AFTER_MS = 60_000;
+const POLL_MS = 250;
+
+/** Events: "down" (pid, why) when it died, "restarted" (pid) after a back-off restart. */
+export class CompanionProcess extends EventEmitter {
+  pid: number | undefined;
+  private backoffMs: number;
+  private startedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  restarts = 0;
+
+  constructor(private readonly opts: CompanionOptions) {
+    super();
+    this.backoffMs = opts.minBackoffMs ?? 500;
+  }
+
+  get recordFile(): string {
+    return join(this.opts.recordDir, `${this.opts.name}.pid`);
+  }
+  private get keeperFile(): string {
+    return join(this.opts.recordDir, `${this.opts.name}.keeper.pid`);
+  }
+
+  /** The one a previous routerd-bgp left running, if any. */
+  private running(): number | undefined {
+    const rec = readCompanionRecord(this.recordFile);
+    return rec !== undefined && rec.match === this.opts.match && processMatches(rec.pid, rec.match) ? rec.pid : undefined;
+  }
+
+  /** Attaches to a running one or starts one; returns whether it attached. */
+  async start(): Promise<boolean> {
+    this.stopped = false;
+    const existing = this.running();
+    if (existing !== undefined) {
+      this.pid = existing;
+      this.startedAt = Date.now();
+      this.ensureKeeper();
+      this.watch();
+      this.opts.logger.info({ pid: existing }, `attached to running ${this.opts.name}`);
+      return true;
+    }
+    await this.spawn();
+    return false;
+  }
+
+  private async spawn(): Promise<void> {
+    const { logFile } = this.opts;
+    mkdirSync(this.opts.recordDir, { recursive: true });
+    mkdirSync(dirname(logFile), { recursive: true });
+    for (const f of this.opts.removeFiles ?? []) rmSync(f, { force: true });
+    const log = openSync(logFile, "w");
+    const child = spawn(this.opts.binary, this.opts.args, { detached: true, stdio: ["ignore", log, log] });
+    closeSync(log);
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    child.unref();
+    const pid = child.pid!;
+    this.pid = pid;
+    this.startedAt = Date.now();
+    writeCompanionRecord(this.recordFile, { pid, match: this.opts.match });
+    child.once("exit", (code, signal) => this.died(pid, code ?? signal ?? "exit"));
+    this.ensureKeeper();
+    this.watch();
+    this.opts.logger.info({ pid, args: this.opts.args }, `${this.opts.name} started`);
+  }
+
+  /** One keeper per running companion (a re-attach finds the old one still watching). */
+  private ensureKeeper(): void {
+    const owner = this.opts.owner;
+    if (owner === undefined || this.pid === undefined) return;
+    const companion: CompanionRecord = { pid: this.pid, match: this.opts.match };
+    const rec = readCompanionRecord(this.keeperFile);
+    if (rec !== undefined && processMatches(rec.pid, rec.match) && rec.match.endsWith(`:${this.pid}`)) return;
+    writeCompanionRecord(this.keeperFile, spawnKeeper({ companion, ownerFile: owner.file, ownerMatch: owner.match, graceMs: owner.graceMs }));
+  }
+
+  /** A re-attached process is not our child: poll it. */
+  private watch(): void {
+    clearInterval(this.timer);
+    const pid = this.pid!;
+    this.timer = setInterval(() => {
+      if (!processMatches(pid, this.opts.match)) this.died(pid, "gone");
+    }, POLL_MS);
+    this.timer.unref();
+  }
+
+  private died(pid: number, why: string | number): void {
+    if (this.pid !== pid) return;
+    clearInterval(this.timer);
+    this.pid = undefined;
+    this.opts.afterExit?.(pid);
+    if (this.stopped) return;
+    if (Date.now() - this.startedAt > STABLE_AFTER_MS) this.backoffMs = this.opts.minBackoffMs ?? 500;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 30_000);
+    this.restarts++;
+    this.opts.logger.warn({ pid, why, restartInMs: delay }, `${this.opts.name} exited`);
+    this.emit("down", pid, why);
+    this.timer = setTimeout(() => {
+      if (this.stopped) return;
+      this.spawn().then(
+        () => this.emit("restarted", this.pid),
+        (err: unknown) => {
+          this.opts.logger.error({ err }, `${this.opts.name} did not start`);
+          this.died(-1, "spawn failed");
+        },
+      );
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Stops it (SIGTERM, then SIGKILL after graceMs) and its keeper, and removes the records and sockets. */
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    clearTimeout(this.timer);
+    const pid = this.pid ?? this.running();
+    this.pid = undefined;
+    if (pid !== undefined && pid > 0) {
+      await terminateProcess(pid, this.opts.match, graceMs);
+      this.opts.afterExit?.(pid);
+    }
+    const keeper = readCompanionRecord(this.keeperFile);
+    if (keeper !== undefined) await terminateProcess(keeper.pid, keeper.match, 1000);
+    for (const f of [this.recordFile, this.keeperFile, ...(this.opts.removeFiles ?? [])]) rmSync(f, { force: true });
+  }
+
+  /** Leaves it running (a restarted routerd-bgp re-attaches; its keeper keeps watching); only stops watching it. */
+  detach(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+    clearTimeout(this.timer);
+  }
+}
