@@ -143,11 +143,11 @@ export class Resolver {
       if (off >= 0) {
         // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
         const stale = this.copyRecord(cache.store, off);
-        this.slow(buf, { ...q }, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
+        this.slow(ownCopy(buf), { ...q }, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
         return true;
       }
     }
-    this.slow(buf, { ...q }, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
+    this.slow(ownCopy(buf), { ...q }, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
     return true;
   }
 
@@ -382,6 +382,15 @@ export class Resolver {
   inflightCount(): number {
     return this.inflight.size;
   }
+}
+
+/**
+ * The query in a slice of Node's shared buffer pool. A received datagram owns a C-heap block of its own;
+ * held across an upstream round trip it can outlive a young-generation GC and then pins that block until
+ * the next full one: a burst of misses left the C heap fragmented tens of MB larger than needed.
+ */
+function ownCopy(buf: Buffer): Buffer {
+  return Buffer.from(buf);
 }
 
 class NoRoute extends Error {
