@@ -13,8 +13,10 @@
 //   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
 //            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not.
 //            "user" is the part outside the kernel (system time is mostly the UDP/veth path every server pays).
-// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound]
-//                 [--phases hit,local,miss,latency,rss] [--cpu-prof DIR]
+// Servers: ours, dnsmasq, unbound; floor (a Node process that only echoes each query: what Node's UDP path
+// costs per answer before any DNS work); base (another routerd-dns-resolver build, --base-resolver).
+// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound,floor]
+//                 [--phases hit,local,miss,latency,rss] [--cpu-prof DIR] [--base-resolver LAUNCHER (server "base")]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -29,7 +31,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "3" },
     seconds: { type: "string", default: "8" },
-    servers: { type: "string", default: "ours,dnsmasq,unbound" },
+    servers: { type: "string", default: "ours,dnsmasq,unbound,floor" },
     // A directory for V8 CPU profiles of routerd-dns-resolver (one per start), to see where its time goes.
     "cpu-prof": { type: "string" },
     // Which measurements to take (all by default): hit,local,miss,latency,rss.
@@ -37,6 +39,10 @@ const { values } = parseArgs({
     // Extra node flags for routerd-dns-resolver (space-separated, e.g. "--trace-gc"); its output goes to --server-log.
     "node-flags": { type: "string", default: "" },
     "server-log": { type: "string" },
+    // A launcher of another routerd-dns-resolver build (server "base"), e.g. a copy of main's dist:
+    //   cp -r apps/routerd-dns-resolver/dist apps/routerd-dns-resolver/dist-base   (before the change)
+    //   --servers ours,base --base-resolver apps/routerd-dns-resolver/dist-base/bundle/routerd-dns-resolver.mjs
+    "base-resolver": { type: "string" },
   },
 });
 const RUNS = Math.max(1, Number(values.runs));
@@ -49,7 +55,7 @@ const CLI = `rd-dnsbench-${id}-cli`;
 const SRV = `rd-dnsbench-${id}-srv`;
 const dir = mkdtempSync(join(tmpdir(), "rd-dnsbench-"));
 const children = new Set();
-const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14" };
+const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14", base: "10.61.0.15", floor: "10.61.0.16" };
 const LOCAL_NAMES = 1000;
 const HIT_NAMES = 1000;
 const RSS_NAMES = 100_000;
@@ -100,10 +106,10 @@ function setup() {
   writeFileSync(p("hit.q"), Array.from({ length: HIT_NAMES }, (_, i) => `h${i}.hit.bench.test. A`).join("\n") + "\n");
 
   // routerd-dns-resolver: the local zone as DNSZone records, forwarding to the upstream, a 150k cache.
-  writeFileSync(
-    p("ours.json"),
+  for (const kind of ["ours", "base"]) writeFileSync(
+    p(`${kind}.json`),
     JSON.stringify({
-      listen: [{ name: "bench", addresses: [ADDR.ours], port: 53, sources: ["0.0.0.0/0"] }],
+      listen: [{ name: "bench", addresses: [ADDR[kind]], port: 53, sources: ["0.0.0.0/0"] }],
       cache: { maxEntries: 150_000 },
       zones: [{ name: "lan", zone: "lan.", ttl: 300, records: local.map((l) => ({ name: l.name, type: "A", data: l.ip })) }],
       forwarders: [{ name: "default", match: ["."], upstreams: ["up"], healthcheck: { intervalMs: 5000, timeoutMs: 1000, failThreshold: 3, passThreshold: 1 } }],
@@ -152,10 +158,20 @@ function unboundConf(address, server, sections = []) {
 }
 
 const SERVER_ARGV = {
-  ours: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...values["node-flags"].split(" ").filter(Boolean), ...(values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : []), RESOLVER, "--config", p("ours.json"), "--instance", "bench", "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"],
+  ours: () => resolverArgv("ours", RESOLVER),
+  // Another build of routerd-dns-resolver (--base-resolver), for before/after comparisons in the same run.
+  base: () => resolverArgv("base", values["base-resolver"]),
+  // Node's own UDP cost: a server that only echoes (node-floor.mjs), same flags and pinning as ours.
+  floor: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", join(ROOT, "bench/dns/node-floor.mjs"), ADDR.floor],
   dnsmasq: () => ["taskset", "-c", "0", "dnsmasq", "--keep-in-foreground", `--conf-file=${p("dnsmasq.conf")}`, "--pid-file="],
   unbound: () => ["taskset", "-c", "0", "unbound", "-d", "-c", p("unbound.conf")],
 };
+
+function resolverArgv(kind, launcher) {
+  const flags = values["node-flags"].split(" ").filter(Boolean);
+  const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : [];
+  return ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...flags, ...prof, launcher, "--config", p(`${kind}.json`), "--instance", kind, "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"];
+}
 
 async function waitAnswering(address, name) {
   for (let i = 0; i < 200; i++) {
@@ -268,6 +284,8 @@ async function main() {
         dnsperf(ADDR[kind], p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]); // warm the cache
         const line = [];
         for (const phase of THROUGHPUT) {
+          // The floor echoes: a miss costs it what a hit does.
+          if (kind === "floor" && phase === "miss") continue;
           const m = throughput(kind, child, phase, run);
           results[kind][phase].push(m);
           line.push(`${phase} ${Math.round(m.qps)} (${m.cpuUs} µs, user ${m.userUs})`);
@@ -297,7 +315,7 @@ async function main() {
         all.sort((x, y) => x - y);
         latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3) };
       }
-      if (PHASES.has("rss")) {
+      if (PHASES.has("rss") && kind !== "floor") {
         const fill = p("fill.q");
         writeFileSync(fill, Array.from({ length: RSS_NAMES }, (_, i) => `f${i}.fill.bench.test. A`).join("\n") + "\n");
         const before = rssMb(child.pid);
