@@ -1,9 +1,9 @@
 // A burst of misses (a cache being filled, a flood) leaves its garbage in V8's old generation, and with it
 // the C-heap blocks of every datagram it received, until the next full collection — which a resolver that
 // then goes quiet may not reach for hours: it would sit at the burst's peak size. When traffic has gone
-// quiet after the heap grew, one full collection brings the process back to what it really holds
+// quiet after the process grew, one full collection brings it back towards what it really holds
 // (bench/dns/run.mjs, RSS with 100k cached entries, measures it).
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 export interface SettleOptions {
@@ -11,8 +11,10 @@ export interface SettleOptions {
   intervalMs: number;
   /** Queries per second below which the resolver counts as quiet. */
   quietQps: number;
-  /** Heap growth since the last settle that is worth a full collection. */
+  /** Growth of the resident size since the last settle that is worth a full collection. */
   growthBytes: number;
+  /** The resident size now (bytes). */
+  rss?: () => number;
 }
 
 export const DEFAULT_SETTLE: SettleOptions = { intervalMs: 5000, quietQps: 200, growthBytes: 8 << 20 };
@@ -34,9 +36,10 @@ function fullCollection(): (() => void) | undefined {
 export class MemorySettler {
   private timer: NodeJS.Timeout | undefined;
   private lastQueries: number;
-  private baseline = getHeapStatistics().used_heap_size;
+  private readonly rss: () => number;
+  private baseline: number;
   private gc: (() => void) | undefined | null = null;
-  /** Full collections run (GetStatus shows it). */
+  /** Full collections run. */
   settles = 0;
 
   constructor(
@@ -44,6 +47,8 @@ export class MemorySettler {
     private readonly opts: SettleOptions = DEFAULT_SETTLE,
   ) {
     this.lastQueries = queries();
+    this.rss = opts.rss ?? process.memoryUsage.rss;
+    this.baseline = this.rss();
   }
 
   start(): void {
@@ -51,20 +56,21 @@ export class MemorySettler {
     this.timer.unref();
   }
 
-  /** One look: collect when the heap grew and traffic is quiet. Returns whether it collected. */
+  /** One look: collect when the process grew and traffic is quiet. Returns whether it collected. */
   check(): boolean {
     const q = this.queries();
     const qps = ((q - this.lastQueries) * 1000) / this.opts.intervalMs;
     this.lastQueries = q;
-    const used = getHeapStatistics().used_heap_size;
-    // A heap that shrank on its own sets the new baseline.
-    if (used < this.baseline) this.baseline = used;
-    if (qps >= this.opts.quietQps || used - this.baseline < this.opts.growthBytes) return false;
+    const rss = this.rss();
+    // Memory given back on its own (or after the last collection, freed late) sets the new baseline.
+    if (rss < this.baseline) this.baseline = rss;
+    if (qps >= this.opts.quietQps || rss - this.baseline < this.opts.growthBytes) return false;
     if (this.gc === null) this.gc = fullCollection();
     if (this.gc === undefined) return false;
     this.gc();
     this.settles++;
-    this.baseline = getHeapStatistics().used_heap_size;
+    // What the collection could not give back (the cache itself) is the new normal.
+    this.baseline = this.rss();
     return true;
   }
 
