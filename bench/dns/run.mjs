@@ -11,12 +11,16 @@
 //   latency  p50/p99 of cache hits at half of routerd-dns-resolver's own hit qps (dnsperf -Q, per-query latencies)
 //   rss      resident memory after 100,000 distinct names were answered (and cached)
 //   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
-//            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not
-// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound] [--cpu-prof DIR]
+//            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not.
+//            "user" is the part outside the kernel (system time is mostly the UDP/veth path every server pays).
+// Servers: ours, dnsmasq, unbound; floor (a Node process that only echoes each query: what Node's UDP path
+// costs per answer before any DNS work); base (another routerd-dns-resolver build, --base-resolver).
+// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound,floor]
+//                 [--phases hit,local,miss,latency,rss] [--cpu-prof DIR] [--base-resolver LAUNCHER (server "base")]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -27,24 +31,36 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "3" },
     seconds: { type: "string", default: "8" },
-    servers: { type: "string", default: "ours,dnsmasq,unbound" },
+    servers: { type: "string", default: "ours,dnsmasq,unbound,floor" },
     // A directory for V8 CPU profiles of routerd-dns-resolver (one per start), to see where its time goes.
     "cpu-prof": { type: "string" },
+    // Which measurements to take (all by default): hit,local,miss,latency,rss.
+    phases: { type: "string", default: "hit,local,miss,latency,rss" },
+    // Extra node flags for routerd-dns-resolver (space-separated, e.g. "--trace-gc"); its output goes to --server-log.
+    "node-flags": { type: "string", default: "" },
+    "server-log": { type: "string" },
+    // A launcher of another routerd-dns-resolver build (server "base"), e.g. a copy of main's dist:
+    //   cp -r apps/routerd-dns-resolver/dist apps/routerd-dns-resolver/dist-base   (before the change)
+    //   --servers ours,base --base-resolver apps/routerd-dns-resolver/dist-base/bundle/routerd-dns-resolver.mjs
+    "base-resolver": { type: "string" },
   },
 });
 const RUNS = Math.max(1, Number(values.runs));
 const SECONDS = Math.max(2, Number(values.seconds));
 const SERVERS = values.servers.split(",");
+const PHASES = new Set(values.phases.split(","));
 
 const id = randomBytes(3).toString("hex");
 const CLI = `rd-dnsbench-${id}-cli`;
 const SRV = `rd-dnsbench-${id}-srv`;
 const dir = mkdtempSync(join(tmpdir(), "rd-dnsbench-"));
 const children = new Set();
-const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14" };
+const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14", base: "10.61.0.15", floor: "10.61.0.16" };
 const LOCAL_NAMES = 1000;
 const HIT_NAMES = 1000;
 const RSS_NAMES = 100_000;
+/** RSS is read 1 s after the fill and again this long after it (the cache at rest: the fill's garbage collected). */
+const RSS_SETTLE_S = 20;
 
 const sh = (...argv) => execFileSync(argv[0], argv.slice(1), { encoding: "utf8", maxBuffer: 1 << 30 });
 const p = (f) => join(dir, f);
@@ -90,10 +106,10 @@ function setup() {
   writeFileSync(p("hit.q"), Array.from({ length: HIT_NAMES }, (_, i) => `h${i}.hit.bench.test. A`).join("\n") + "\n");
 
   // routerd-dns-resolver: the local zone as DNSZone records, forwarding to the upstream, a 150k cache.
-  writeFileSync(
-    p("ours.json"),
+  for (const kind of ["ours", "base"]) writeFileSync(
+    p(`${kind}.json`),
     JSON.stringify({
-      listen: [{ name: "bench", addresses: [ADDR.ours], port: 53, sources: ["0.0.0.0/0"] }],
+      listen: [{ name: "bench", addresses: [ADDR[kind]], port: 53, sources: ["0.0.0.0/0"] }],
       cache: { maxEntries: 150_000 },
       zones: [{ name: "lan", zone: "lan.", ttl: 300, records: local.map((l) => ({ name: l.name, type: "A", data: l.ip })) }],
       forwarders: [{ name: "default", match: ["."], upstreams: ["up"], healthcheck: { intervalMs: 5000, timeoutMs: 1000, failThreshold: 3, passThreshold: 1 } }],
@@ -142,10 +158,20 @@ function unboundConf(address, server, sections = []) {
 }
 
 const SERVER_ARGV = {
-  ours: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...(values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : []), RESOLVER, "--config", p("ours.json"), "--instance", "bench", "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"],
+  ours: () => resolverArgv("ours", RESOLVER),
+  // Another build of routerd-dns-resolver (--base-resolver), for before/after comparisons in the same run.
+  base: () => resolverArgv("base", values["base-resolver"]),
+  // Node's own UDP cost: a server that only echoes (node-floor.mjs), same flags and pinning as ours.
+  floor: () => ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", join(ROOT, "bench/dns/node-floor.mjs"), ADDR.floor],
   dnsmasq: () => ["taskset", "-c", "0", "dnsmasq", "--keep-in-foreground", `--conf-file=${p("dnsmasq.conf")}`, "--pid-file="],
   unbound: () => ["taskset", "-c", "0", "unbound", "-d", "-c", p("unbound.conf")],
 };
+
+function resolverArgv(kind, launcher) {
+  const flags = values["node-flags"].split(" ").filter(Boolean);
+  const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : [];
+  return ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...flags, ...prof, launcher, "--config", p(`${kind}.json`), "--instance", kind, "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"];
+}
 
 async function waitAnswering(address, name) {
   for (let i = 0; i < 200; i++) {
@@ -172,6 +198,7 @@ async function startServer(kind) {
 }
 
 async function stop(child) {
+  if (values["server-log"] !== undefined) appendFileSync(values["server-log"], child.log());
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
@@ -190,19 +217,35 @@ function dnsperf(server, file, args, verbose = false) {
   return { qps, lost, completed, latencies };
 }
 
-/** CPU time (user + system, all threads) the process has used, in ms. */
+/** CPU time (all threads) the process has used, in ms: user and system (the kernel's UDP and veth work). */
 function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10 };
 }
 
 /** dnsperf plus the server's CPU time per answered query (µs): a figure the machine's other load disturbs less than qps. */
 function measured(pid, server, file, args) {
   const before = cpuMs(pid);
   const r = dnsperf(server, file, args);
-  const completed = r.completed || 1;
-  return { ...r, cpuUs: Math.round(((cpuMs(pid) - before) * 1000) / completed * 10) / 10 };
+  const after = cpuMs(pid);
+  const per = (ms) => round((ms * 1000) / (r.completed || 1));
+  return { ...r, cpuUs: per(after.user + after.sys - before.user - before.sys), userUs: per(after.user - before.user) };
+}
+
+/** The process's biggest mappings by resident size (for --server-log: where the memory is). */
+function mappings(pid) {
+  const rows = [];
+  let current;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) {
+      const [range, , , , , path] = line.split(/\s+/);
+      const [a, b] = range.split("-").map((x) => parseInt(x, 16));
+      current = { path: path || "[anon]", sizeKb: (b - a) / 1024, rssKb: 0 };
+      rows.push(current);
+    } else if (line.startsWith("Rss:") && current) current.rssKb = Number(line.split(/\s+/)[1]);
+  }
+  return rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`).join("\n");
 }
 
 function rssMb(pid) {
@@ -212,58 +255,78 @@ function rssMb(pid) {
 
 const load = (seconds) => ["-l", String(seconds), "-c", "4", "-q", "200"];
 
+const THROUGHPUT = ["hit", "local", "miss"].filter((t) => PHASES.has(t));
+
+/** One throughput measurement of a started server: the query file and dnsperf arguments per phase. */
+function throughput(kind, child, phase, run) {
+  const a = ADDR[kind];
+  if (phase === "hit") return measured(child.pid, a, p("hit.q"), load(SECONDS));
+  if (phase === "local") return measured(child.pid, a, p("local.q"), load(SECONDS));
+  const missFile = p(`miss-${kind}-${run}.q`);
+  writeFileSync(missFile, Array.from({ length: 400_000 }, (_, i) => `m${run}x${i}.miss.bench.test. A`).join("\n") + "\n");
+  try {
+    return measured(child.pid, a, missFile, [...load(SECONDS), "-n", "1"]);
+  } finally {
+    rmSync(missFile);
+  }
+}
+
 async function main() {
   setup();
   const upstream = start(SRV, ["taskset", "-c", "1", "unbound", "-d", "-c", p("upstream.conf")]);
   await waitAnswering(ADDR.upstream, "x.hit.bench.test.");
-  const results = Object.fromEntries(SERVERS.map((s) => [s, { hit: [], local: [], miss: [], hitLost: [], missLost: [], hitCpu: [], localCpu: [], missCpu: [] }]));
-  for (let run = 0; run < RUNS; run++) {
+  // results[kind][phase] = one measurement per run
+  const results = Object.fromEntries(SERVERS.map((s) => [s, Object.fromEntries(THROUGHPUT.map((t) => [t, []]))]));
+  for (let run = 0; run < RUNS && THROUGHPUT.length > 0; run++) {
     for (const kind of SERVERS) {
       const child = await startServer(kind);
       try {
-        const a = ADDR[kind];
-        dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]); // warm the cache
-        const hit = measured(child.pid, a, p("hit.q"), load(SECONDS));
-        const local = measured(child.pid, a, p("local.q"), load(SECONDS));
-        const missFile = p(`miss-${kind}-${run}.q`);
-        writeFileSync(missFile, Array.from({ length: 400_000 }, (_, i) => `m${run}x${i}.miss.bench.test. A`).join("\n") + "\n");
-        const miss = measured(child.pid, a, missFile, [...load(SECONDS), "-n", "1"]);
-        rmSync(missFile);
-        const r = results[kind];
-        r.hit.push(hit.qps);
-        r.hitLost.push(hit.lost);
-        r.local.push(local.qps);
-        r.miss.push(miss.qps);
-        r.missLost.push(miss.lost);
-        r.hitCpu.push(hit.cpuUs);
-        r.localCpu.push(local.cpuUs);
-        r.missCpu.push(miss.cpuUs);
-        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: hit ${Math.round(hit.qps)} (${hit.cpuUs} µs) local ${Math.round(local.qps)} (${local.cpuUs} µs) miss ${Math.round(miss.qps)} (${miss.cpuUs} µs) qps (CPU per query)\n`);
+        dnsperf(ADDR[kind], p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]); // warm the cache
+        const line = [];
+        for (const phase of THROUGHPUT) {
+          // The floor echoes: a miss costs it what a hit does.
+          if (kind === "floor" && phase === "miss") continue;
+          const m = throughput(kind, child, phase, run);
+          results[kind][phase].push(m);
+          line.push(`${phase} ${Math.round(m.qps)} (${m.cpuUs} µs, user ${m.userUs})`);
+        }
+        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: ${line.join(" ")} qps (CPU per query) load ${loadAverage()}\n`);
       } finally {
         await stop(child);
       }
     }
   }
 
-  // Latency at half of our own cache-hit throughput, the same rate for everyone.
-  const rate = Math.round(median(results.ours?.hit ?? results[SERVERS[0]].hit) / 2);
+  // Latency at half of our own cache-hit throughput (measured now when this run has none), the same rate for everyone.
+  const base = SERVERS.includes("ours") ? "ours" : SERVERS[0];
+  const baseQps = results[base].hit?.length ? median(results[base].hit.map((m) => m.qps)) : PHASES.has("latency") ? await maxHitQps(base) : NaN;
+  const rate = Math.round(baseQps / 2);
   const latency = {};
   const rss = {};
   for (const kind of SERVERS) {
+    if (!PHASES.has("latency") && !PHASES.has("rss")) break;
     const child = await startServer(kind);
     try {
       const a = ADDR[kind];
-      dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]);
-      const all = [];
-      for (let run = 0; run < RUNS; run++) all.push(...dnsperf(a, p("hit.q"), ["-l", String(SECONDS), "-c", "4", "-q", "200", "-Q", String(rate)], true).latencies);
-      all.sort((x, y) => x - y);
-      latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3) };
-      const fill = p("fill.q");
-      writeFileSync(fill, Array.from({ length: RSS_NAMES }, (_, i) => `f${i}.fill.bench.test. A`).join("\n") + "\n");
-      const before = rssMb(child.pid);
-      dnsperf(a, fill, ["-n", "1", "-c", "4", "-q", "200"]);
-      await sleep(1000);
-      rss[kind] = { idleMb: before, with100kMb: rssMb(child.pid) };
+      if (PHASES.has("latency")) {
+        dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]);
+        const all = [];
+        for (let run = 0; run < RUNS; run++) all.push(...dnsperf(a, p("hit.q"), ["-l", String(SECONDS), "-c", "4", "-q", "200", "-Q", String(rate)], true).latencies);
+        all.sort((x, y) => x - y);
+        latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3) };
+      }
+      if (PHASES.has("rss") && kind !== "floor") {
+        const fill = p("fill.q");
+        writeFileSync(fill, Array.from({ length: RSS_NAMES }, (_, i) => `f${i}.fill.bench.test. A`).join("\n") + "\n");
+        const before = rssMb(child.pid);
+        if (values["server-log"] !== undefined) appendFileSync(values["server-log"], `${kind} idle, mappings by RSS:\n${mappings(child.pid)}\n`);
+        dnsperf(a, fill, ["-n", "1", "-c", "4", "-q", "200"]);
+        await sleep(1000);
+        const justAfter = rssMb(child.pid);
+        await sleep(RSS_SETTLE_S * 1000 - 1000);
+        rss[kind] = { idleMb: before, afterFillMb: justAfter, with100kMb: rssMb(child.pid) };
+        if (values["server-log"] !== undefined) appendFileSync(values["server-log"], `${kind} with 100k, mappings by RSS:\n${mappings(child.pid)}\n`);
+      }
     } finally {
       await stop(child);
     }
@@ -273,18 +336,40 @@ async function main() {
   const summary = Object.fromEntries(
     SERVERS.map((k) => {
       const r = results[k];
-      return [k, { hitQps: Math.round(median(r.hit)), localQps: Math.round(median(r.local)), missQps: Math.round(median(r.miss)), cpuUsPerQuery: { hit: median(r.hitCpu), local: median(r.localCpu), miss: median(r.missCpu) }, hitLost: r.hitLost, missLost: r.missLost, runs: { hit: r.hit.map(Math.round), local: r.local.map(Math.round), miss: r.miss.map(Math.round) }, latency: latency[k], rss: rss[k] }];
+      const med = (phase, f) => (r[phase]?.length ? median(r[phase].map(f)) : undefined);
+      const qps = Object.fromEntries(THROUGHPUT.map((t) => [t, Math.round(med(t, (m) => m.qps))]));
+      const cpu = Object.fromEntries(THROUGHPUT.map((t) => [t, med(t, (m) => m.cpuUs)]));
+      const user = Object.fromEntries(THROUGHPUT.map((t) => [t, med(t, (m) => m.userUs)]));
+      const runs = Object.fromEntries(THROUGHPUT.map((t) => [t, r[t].map((m) => ({ qps: Math.round(m.qps), cpuUs: m.cpuUs, userUs: m.userUs, lost: m.lost }))]));
+      return [k, { qps, cpuUsPerQuery: cpu, userUsPerQuery: user, runs, latency: latency[k], rss: rss[k] }];
     }),
   );
-  const doc = { date: new Date().toISOString(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", summary };
+  const doc = { date: new Date().toISOString(), loadAverage: loadAverage(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", summary };
   process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
+  const cell = (v, unit = "") => (v === undefined || Number.isNaN(v) ? "–" : `${v}${unit}`);
   const rows = SERVERS.map((k) => {
     const s = summary[k];
     const c = s.cpuUsPerQuery;
-    return `| ${k} | ${s.hitQps} | ${s.localQps} | ${s.missQps} | ${c.hit} / ${c.local} / ${c.miss} µs | ${s.latency.p50Ms} / ${s.latency.p99Ms} ms | ${s.rss.idleMb} → ${s.rss.with100kMb} MB |`;
+    const u = s.userUsPerQuery;
+    return `| ${k} | ${cell(s.qps.hit)} | ${cell(s.qps.local)} | ${cell(s.qps.miss)} | ${cell(c.hit)} / ${cell(c.local)} / ${cell(c.miss)} µs (user ${cell(u.hit)} / ${cell(u.local)} / ${cell(u.miss)}) | ${cell(s.latency?.p50Ms)} / ${cell(s.latency?.p99Ms)} ms | ${cell(s.rss?.idleMb)} → ${cell(s.rss?.with100kMb)} MB |`;
   });
-  process.stderr.write(["", `| server | cache-hit qps | local-zone qps | miss qps | CPU per query hit / local / miss | p50 / p99 at ${rate} qps | RSS idle → 100k cached |`, "|---|---|---|---|---|---|---|", ...rows, ""].join("\n"));
+  process.stderr.write(
+    ["", `load average at the end: ${loadAverage()}`, `| server | cache-hit qps | local-zone qps | miss qps | CPU per query hit / local / miss | p50 / p99 at ${rate} qps | RSS idle → 100k cached |`, "|---|---|---|---|---|---|---|", ...rows, ""].join("\n"),
+  );
 }
+
+/** The server's cache-hit qps in one short full-load run (for the latency rate when no throughput run was asked for). */
+async function maxHitQps(kind) {
+  const child = await startServer(kind);
+  try {
+    dnsperf(ADDR[kind], p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]);
+    return dnsperf(ADDR[kind], p("hit.q"), load(SECONDS)).qps;
+  } finally {
+    await stop(child);
+  }
+}
+
+const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 
 async function cleanup() {
   for (const c of children) c.kill("SIGKILL");

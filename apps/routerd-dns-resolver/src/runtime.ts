@@ -5,6 +5,7 @@ import type { Socket } from "node:dgram";
 import { AnswerCache, DEFAULT_CACHE, type CacheSettings } from "./cache/answer-cache.js";
 import type { ForwarderConfig, ResolverConfig, UpstreamConfig, ZoneConfig } from "./config/config.js";
 import type { AnswerValidator } from "./dnssec/validation.js";
+import { MemorySettler } from "./memory/settle.js";
 import { QueryLog } from "./resolver/query-log.js";
 import { Resolver } from "./resolver/resolver.js";
 import { Listeners, type ListenerState } from "./server/listeners.js";
@@ -51,6 +52,7 @@ export class ResolverRuntime {
   private readonly dhcpNames = new Map<string, DhcpName[]>();
   private readonly zoneUpdated = new Map<string, string>();
   private readonly prober: Prober;
+  private readonly settler: MemorySettler;
   private readonly now: () => number;
   config: ResolverConfig;
 
@@ -60,6 +62,8 @@ export class ResolverRuntime {
     this.prober = new Prober(this.now);
     this.resolver = new Resolver({ zones: new ZoneStore([]), rules: [] }, new AnswerCache(cacheSettings(config.cache)), this.now);
     this.listeners = new Listeners(() => this.resolver, (s) => hooks.onListeners?.(s), hooks.tcpLimits);
+    this.settler = new MemorySettler(() => this.resolver.stats.queries);
+    this.settler.start();
   }
 
   static async start(config: ResolverConfig, hooks: RuntimeHooks = {}): Promise<ResolverRuntime> {
@@ -193,6 +197,7 @@ export class ResolverRuntime {
   }
 
   async close(): Promise<void> {
+    this.settler.stop();
     this.prober.stop();
     this.listeners.close();
     for (const w of this.leases.values()) w.stop();

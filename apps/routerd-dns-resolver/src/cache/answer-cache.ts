@@ -74,11 +74,10 @@ export class AnswerCache {
     let off = s.find(key, 0, keyLen, hash);
     if (off < 0) return -1;
     if (now < s.expiresAt(off)) {
-      const h = s.hit(off);
-      off = h.off;
+      off = s.hit(off);
       const lifetime = s.lifetime(off);
       // Hot and about to expire: refresh it before clients see a miss (unbound's rule: last 10 %).
-      this.prefetch = h.hits >= this.settings.prefetchHits && lifetime >= 10 && s.expiresAt(off) - now < lifetime * 100;
+      this.prefetch = s.lastHits >= this.settings.prefetchHits && lifetime >= 10 && s.expiresAt(off) - now < lifetime * 100;
       this.state = "fresh";
       return off;
     }

@@ -65,6 +65,8 @@ export class WireStore {
   private live = 0;
   private liveBytes = 0;
   evictions = 0;
+  /** The hit count of the entry hit() was last called on. */
+  lastHits = 0;
   private readonly scratch = Buffer.allocUnsafe(HEADER + 512 + 65_536 + 6 * 1024);
 
   constructor(
@@ -156,12 +158,13 @@ export class WireStore {
   ttlCount = (off: number): number => this.arena.readUInt16LE(off + TTL_COUNT);
   ttlStart = (off: number): number => this.wireStart(off) + this.wireLen(off);
 
-  /** Counts a hit; returns the (possibly moved) offset: an old entry in use is copied to the front. */
-  hit(off: number): { hits: number; off: number } {
+  /** Counts a hit (readable in lastHits); returns the (possibly moved) offset: an old entry in use is copied to the front. */
+  hit(off: number): number {
     const a = this.arena;
     const hits = Math.min(a.readUInt16LE(off + HITS) + 1, 0xffff);
     a.writeUInt16LE(hits, off + HITS);
-    if (!this.inOldestQuarter(off)) return { hits, off };
+    this.lastHits = hits;
+    if (!this.inOldestQuarter(off)) return off;
     const len = a.readUInt32LE(off + LEN);
     a.copy(this.scratch, 0, off, off + len);
     this.kill(off);
@@ -170,7 +173,7 @@ export class WireStore {
     this.insertSlot(a.readUInt32LE(moved + HASH), moved);
     this.live++;
     this.liveBytes += len;
-    return { hits, off: moved };
+    return moved;
   }
 
   /** Removes one record (e.g. an expired one found on lookup). */

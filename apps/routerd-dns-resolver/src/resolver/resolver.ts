@@ -25,8 +25,12 @@ export interface ClientInfo {
   protocol: "udp" | "tcp";
 }
 
-/** Called once with the answer; `outcome` says where it came from (lookups and the query log use it). */
-export type Reply = (out: Buffer, outcome?: Outcome) => void;
+/**
+ * Called once with the answer; `outcome` says where it came from (lookups and the query log use it), `to`
+ * is the client it goes to. A server may pass the same (mutable) ClientInfo with every query and one
+ * Reply for all of them: the resolver copies the client before answering later.
+ */
+export type Reply = (out: Buffer, outcome: Outcome | undefined, to: ClientInfo) => void;
 
 /** How an answer came about (query log, lookup). */
 export type AnswerSource = "local" | "cache" | "stale" | "upstream" | "refused" | "error";
@@ -115,11 +119,11 @@ export class Resolver {
       }
       if (q.rcode === RCODE.FORMERR) stats.formerr++;
       else stats.notimp++;
-      reply(renderError(buf, undefined, q.rcode));
+      reply(renderError(buf, undefined, q.rcode), undefined, client);
       return true;
     }
     if (q.edns && q.ednsVersion !== 0) {
-      reply(renderError(buf, q, RCODE.BADVERS));
+      reply(renderError(buf, q, RCODE.BADVERS), undefined, client);
       return true;
     }
     const now = this.now();
@@ -143,11 +147,11 @@ export class Resolver {
       if (off >= 0) {
         // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
         const stale = this.copyRecord(cache.store, off);
-        this.slow(buf, { ...q }, queryKey(q), client, limit, reply, stale, started).catch(() => this.stats.internalErrors++);
+        this.slow(ownCopy(buf), { ...q }, queryKey(q), copyClient(client), limit, reply, stale, started).catch(() => this.stats.internalErrors++);
         return true;
       }
     }
-    this.slow(buf, { ...q }, queryKey(q), client, limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
+    this.slow(ownCopy(buf), { ...q }, queryKey(q), copyClient(client), limit, reply, undefined, started).catch(() => this.stats.internalErrors++);
     return true;
   }
 
@@ -156,7 +160,7 @@ export class Resolver {
     if ((out[2]! & 0x02) !== 0) this.stats.truncated++;
     this.count(store.rcode(off));
     const outcome = source === "cache" ? CACHE_HIT : LOCAL_HIT;
-    reply(out, outcome);
+    reply(out, outcome, client);
     if (this.queryLog !== undefined) this.log(buf, q, client, outcome, out, started);
   }
 
@@ -185,7 +189,7 @@ export class Resolver {
     const out = renderAnswer(o.entry, buf, q, { now, limit, stale });
     if ((out[2]! & 0x02) !== 0) this.stats.truncated++;
     this.count(o.entry.rcode);
-    reply(out, o);
+    reply(out, o, client);
     if (this.queryLog !== undefined) this.log(buf, q, client, o, out, started);
   }
 
@@ -218,7 +222,7 @@ export class Resolver {
     const q = parseQuery(buf);
     if (isProblem(q) && q.drop) return false;
     this.stats.refused++;
-    reply(renderError(buf, isProblem(q) ? undefined : q, RCODE.REFUSED, EDE.PROHIBITED));
+    reply(renderError(buf, isProblem(q) ? undefined : q, RCODE.REFUSED, EDE.PROHIBITED), undefined, client);
     if (this.queryLog !== undefined && !isProblem(q)) {
       this.queryLog.write({ time: new Date().toISOString(), client: client.address, protocol: client.protocol, name: nameToText(buf.subarray(12, q.nameEnd)), type: typeName(q.qtype), rcode: "REFUSED", source: "refused", answers: 0, ms: 0 });
     }
@@ -382,6 +386,19 @@ export class Resolver {
   inflightCount(): number {
     return this.inflight.size;
   }
+}
+
+/**
+ * The query in a slice of Node's shared buffer pool. A received datagram owns a C-heap block of its own;
+ * held across an upstream round trip it can outlive a young-generation GC and then pins that block until
+ * the next full one: a burst of misses left the C heap fragmented tens of MB larger than needed.
+ */
+function ownCopy(buf: Buffer): Buffer {
+  return Buffer.from(buf);
+}
+
+function copyClient(c: ClientInfo): ClientInfo {
+  return { address: c.address, port: c.port, protocol: c.protocol };
 }
 
 class NoRoute extends Error {

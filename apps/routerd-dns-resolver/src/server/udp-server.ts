@@ -3,7 +3,7 @@
 import { createSocket, type Socket } from "node:dgram";
 import { isIP } from "node:net";
 import type { SourceFilter } from "../config/cidr.js";
-import type { Resolver } from "../resolver/resolver.js";
+import type { ClientInfo, Reply, Resolver } from "../resolver/resolver.js";
 
 /**
  * Replies go to the address a query came from, always an IP: answering dgram's lookup at once saves the
@@ -40,23 +40,28 @@ export class UdpServer {
         } catch {
           // keep the kernel's default
         }
-        socket.on("message", (msg, rinfo) => this.onMessage(socket, msg, rinfo.address, rinfo.port));
+        // One client record and one reply function per socket: a query answered at once allocates neither
+        // (the resolver copies the client when it answers later).
+        const client: ClientInfo = { address: "", port: 0, protocol: "udp" };
+        const reply: Reply = (out, _outcome, to) => {
+          // An answer finishing after the listener closed (reload, stop) has nowhere to go.
+          if (this.socket === socket) socket.send(out, to.port, to.address);
+        };
+        socket.on("message", (msg, rinfo) => {
+          client.address = rinfo.address;
+          client.port = rinfo.port;
+          this.onMessage(msg, client, reply);
+        });
         this.socket = socket;
         resolve();
       });
     });
   }
 
-  private onMessage(socket: Socket, msg: Buffer, address: string, port: number): void {
-    const reply = (out: Buffer): void => {
-      // An answer finishing after the listener closed (reload, stop) has nowhere to go.
-      if (this.socket !== socket) return;
-      socket.send(out, port, address);
-    };
-    const client = { address, port, protocol: "udp" as const };
+  private onMessage(msg: Buffer, client: ClientInfo, reply: Reply): void {
     const resolver = this.resolver();
     resolver.stats.udpQueries++;
-    if (!this.filter.allows(address)) {
+    if (!this.filter.allows(client.address)) {
       resolver.refuse(msg, client, reply);
       return;
     }
