@@ -105,6 +105,10 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   package: compareKeys("os", "optional"),
   // `validate` and `reload` name what runs before and after writing; they are not part of the file.
   file: compareKeys("validate", "reload"),
+  // A module is there or not; `optional` is routerd's notion.
+  "linux.kernelModule": compareKeys("optional"),
+  // The service named is the one told of a change, not part of the file.
+  "systemd.dropin": compareKeys("service"),
 };
 
 export function driftOf(kind: ArtifactKind, desired: Attributes, observed: Attributes, recorded?: Attributes): Difference[] {

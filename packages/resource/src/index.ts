@@ -47,6 +47,7 @@ export {
   ROUTERD_ROUTE_PROTOCOLS,
   RT_PROTOS_PATH,
   artifactNames,
+  isRouterdDropin,
   parseFileBlockName,
   parseFwmarkRuleName,
   parseRouteName,

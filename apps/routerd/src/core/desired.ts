@@ -4,6 +4,8 @@ import {
   UNKNOWN_RUNTIME,
   allocationKey,
   derivedPackageIntents,
+  derivedRuntimeIntents,
+  type HostRuntime,
   effectiveView,
   withEgressNumbers,
   type AllocationResult,
@@ -64,6 +66,8 @@ export interface DesiredInput {
    * or ensured with `install`), and Package entries for another OS than `os` are left out.
    */
   packages?: { os?: { id: string; like: readonly string[] }; install: boolean };
+  /** What the host runtime takes (module loading, networkd, resolved): the derived runtime intents follow it. None when omitted. */
+  hostRuntime?: HostRuntime;
 }
 
 export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
@@ -77,7 +81,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const held = new Map<OwnerKey, string>();
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
-    const derived = input.packages ? derivedPackageIntents(r, input.packages.install) : [];
+    const derived = [...(input.packages ? derivedPackageIntents(r, input.packages.install) : []), ...(input.hostRuntime ? derivedRuntimeIntents(r, active, input.hostRuntime) : [])];
     intents.set(r.owner, forHostOs([...def.intents(r, active), ...derived], input.packages?.os));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
@@ -87,7 +91,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
   // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
   const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";
   const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) =>
-    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
+    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : kind === "linux.kernelModule" ? mergeModule(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
   );
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
@@ -137,6 +141,11 @@ function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly s
 /** A package several resources want: required if any of them requires it. */
 function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
+}
+
+/** A module several resources need: required if any of them requires it. */
+function mergeModule(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  return { ...a, optional: a.optional === true && b.optional === true };
 }
 
 /** A WireGuard device gets the public key of its private key file, a peer its preshared key's fingerprint. */

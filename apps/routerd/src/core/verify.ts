@@ -16,6 +16,7 @@ const VERIFIED_KINDS: ReadonlySet<ArtifactKind> = new Set<ArtifactKind>([
   "linux.sysctl",
   "linux.hostname",
   "file",
+  "systemd.dropin",
 ]);
 
 /** A lease that has run out is meant to be gone (the executor does not put it back). */

@@ -81,6 +81,16 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
     },
   },
   {
+    name: "runtime",
+    description: "the derived host runtime: kernel modules routerd loads, and its systemd-networkd / systemd-resolved drop-ins (rendered as for a host that uses both)",
+    render(ctx) {
+      const modules = ofKind(ctx, "linux.kernelModule").map((d) => `${String(d.attributes.module)}${d.attributes.optional ? " (optional)" : ""}`);
+      const dropins = ofKind(ctx, "systemd.dropin").map((d) => ({ kind: "runtime", name: d.name, target: `${rooted({ root: ctx.dirs.root }, d.name)} (whole file, then ${String(d.attributes.service)} is told)`, content: String(d.attributes.content) }));
+      const loaded = modules.length ? [{ kind: "runtime", name: "kernel modules", target: "modprobe <module> (never unloaded unless routerd loaded it)", content: modules.join("\n") + "\n" }] : [];
+      return [...loaded, ...dropins];
+    },
+  },
+  {
     name: "ip",
     description: "links, addresses, routes and rules as `ip -batch` lines (as on a host that has none of them)",
     render(ctx) {
@@ -118,7 +128,7 @@ export const OUTPUT_KIND_NAMES = OUTPUT_KINDS.map((k) => k.name);
  * here: what depends on them is left out, exactly as reconcile leaves it before a daemon has answered.
  */
 export function renderContext(config: RouterConfig, dirs: DaemonDirs): RenderContext {
-  const desired = computeDesired({ config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir });
+  const desired = computeDesired({ config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir, hostRuntime: { modules: true, networkd: true, resolved: true } });
   const view = makeConfigView({ ...config, resources: desired.view.active }, UNKNOWN_RUNTIME);
   return { config, desired, view, dirs };
 }

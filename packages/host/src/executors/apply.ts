@@ -10,6 +10,7 @@ import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
 import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
 import { installPackage } from "../packages.js";
+import { loadKernelModule, removeDropin, writeDropin } from "../runtime.js";
 import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
 export interface Step {
@@ -59,6 +60,9 @@ interface Phase {
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   // Packages first: what the other steps run may come with them.
   package: { order: 5, direct: (s, ctx) => installPackage(ctx, s.attributes) },
+  // Modules before the links and tables that use them; drop-ins before networkd could take a new link.
+  "linux.kernelModule": { order: 6, direct: (s, ctx) => loadKernelModule(ctx, s.attributes) },
+  "systemd.dropin": { order: 7, direct: (s, ctx) => writeDropin(ctx, s.attributes) },
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
   "linux.fou": { order: 19, direct: (s, ctx) => addFou(ctx.runner, s.attributes) },
@@ -101,6 +105,8 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.fou": { order: 145, direct: (s, ctx) => deleteFou(ctx.runner, s.attributes) },
   "wireguard.device": { order: 140, direct: (s, ctx) => removeWireGuardDevice(ctx, s.attributes) },
   file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
+  // After the links that used them are gone; a drop-in only once its link is routerd's no more.
+  "systemd.dropin": { order: 155, direct: (s, ctx) => removeDropin(ctx, s.attributes) },
   "routerd.lease": { order: 160, direct: () => "deferred" },
 };
 
