@@ -146,7 +146,11 @@ export default defineScenarios([
       const loaded = () => readFileSync("/proc/modules", "utf8").split("\n").some((l) => l.startsWith("vrf "));
       const lab = new Lab("mod", "kl");
       try {
-        if (loaded()) sh(["modprobe", "-r", "vrf"]);
+        // An earlier scenario's namespaces (and their VRFs) go away asynchronously: vrf is busy until then.
+        for (let i = 0; i < 30 && loaded(); i++) {
+          sh(["modprobe", "-r", "vrf"], { allowFail: true });
+          if (loaded()) await new Promise((r) => setTimeout(r, 1000));
+        }
         assert.equal(loaded(), false, "vrf is not loaded before the scenario");
         const r = new Router(lab, "r");
         const vrf = [res("Interface", "lo", { managed: false }), res("VRF", "blue", { routeTable: 100 })];

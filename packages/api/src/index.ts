@@ -120,6 +120,15 @@ export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPC
 export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
 export { DERIVED_PACKAGE_OSES, derivedPackageIntents, derivedPackages, type DerivedPackage } from "./derived-packages.js";
 export {
+  TAILSCALE,
+  tailscaleIfname,
+  tailscaleSocket,
+  tailscaleStateDir,
+  tailscaleUnitName,
+  tailscaleUpArgs,
+  type TailscaleNodeSpec,
+} from "./kinds/tailscale-node.js";
+export {
   NETWORKD_DIR,
   RESOLVED_DIR,
   derivedRuntimeIntents,

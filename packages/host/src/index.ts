@@ -26,3 +26,4 @@ export {
   type LoadedModule,
   type ModuleSources,
 } from "./runtime.js";
+export { SYSTEMD_UNIT_DIR, ensureUnit, observeSystemdUnits, removeUnit } from "./units.js";

@@ -7,7 +7,8 @@ import { observeNft } from "./observers/nft.js";
 import { observeFdb, observeFou } from "./observers/tunnels.js";
 import { observePackages } from "./packages.js";
 import { observeDropins, observeKernelModules } from "./runtime.js";
-import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
+import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls } from "./observers/system.js";
+import { observeSystemdUnits } from "./units.js";
 import { observeWireGuardDevices, wireGuardArtifacts } from "./observers/wireguard.js";
 
 /** Names of interest per kind, for sources that read one object at a time (sysctl keys, file blocks). */

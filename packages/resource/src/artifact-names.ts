@@ -25,6 +25,8 @@ export const artifactNames = {
   package: (manager: string, name: string) => `${manager}/${name}`,
   /** A kernel module by the name /proc/modules shows (underscores, never dashes). */
   kernelModule: (module: string) => module.replace(/-/g, "_"),
+  /** A systemd unit file routerd generates (routerd-*.service), by its unit name. */
+  unit: (unit: string) => unit,
   /** A whole drop-in file routerd writes for a host service (networkd, resolved): its path. */
   dropin: (path: string) => path,
 };

@@ -37,6 +37,7 @@ export {
   teardownRegistry,
   type TeardownPolicy,
   type TeardownSpec,
+  isRouterdUnit,
 } from "./teardown-registry.js";
 export { knownKind, observe, unknownKind, type Inventory, type KindInventory, type ObservedArtifact } from "./inventory.js";
 export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type ObjectStatus, type Phase } from "./status.js";

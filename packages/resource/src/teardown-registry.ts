@@ -41,7 +41,7 @@ export function inFwmarkRange(mark: number | undefined): boolean {
 
 const always = () => undefined;
 const isRouterdTable = (name: string) => /^(ip|ip6|inet|arp|bridge|netdev)\/routerd_[a-z0-9_]+$/.test(name);
-const isRouterdUnit = (name: string) => /^routerd-[A-Za-z0-9@_.:-]+\.service$/.test(name);
+export const isRouterdUnit = (name: string) => /^routerd-[A-Za-z0-9@_.:-]+\.service$/.test(name);
 const RESERVED_TABLES = new Set(["0", "253", "254", "255", "local", "main", "default", "unspec"]);
 
 const SPECS: readonly TeardownSpec[] = [

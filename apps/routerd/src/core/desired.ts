@@ -19,10 +19,11 @@ import {
   type RouterConfig,
   type RuntimeView,
   type StatusView,
+  type TailscaleNodeSpec,
   type WhenLookup,
   type WhenState,
 } from "@routerd/api";
-import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection, type IngressSelection } from "@routerd/render";
+import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, renderTailscaleUnit, type EgressSelection, type IngressSelection } from "@routerd/render";
 import { mergeIntents, stableJson, type ArtifactIntent, type DesiredArtifact, type OwnerKey } from "@routerd/resource";
 import { serviceHoles } from "./holes.js";
 
@@ -102,6 +103,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
     if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
+    if (d.kind === "systemd.service" && d.attributes.render) d.attributes = { ...d.attributes, content: renderUnit(d, view.active) };
   }
   return { view, intents, desired, held, allocations, activeView: active };
 }
@@ -141,6 +143,14 @@ function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly s
 /** A package several resources want: required if any of them requires it. */
 function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
+}
+
+/** A generated unit's text, from the resource that owns it (one owner: units are per resource). */
+function renderUnit(d: DesiredArtifact, active: readonly Resource[]): string {
+  const owner = active.find((r) => r.owner === d.owners[0]);
+  if (!owner) throw new Error(`${d.kind}/${d.name}: its owner ${d.owners[0]} is not active`);
+  if (d.attributes.render === "tailscale") return renderTailscaleUnit(owner.metadata.name, owner.spec as TailscaleNodeSpec);
+  throw new Error(`${d.kind}/${d.name}: unknown unit renderer ${String(d.attributes.render)}`);
 }
 
 /** A module several resources need: required if any of them requires it. */

@@ -1,8 +1,8 @@
 // `routerd render`: what reconcile would write, per output kind, computed from the config alone (pure: no
 // host is read). A data-driven registry: a new renderer is one entry in OUTPUT_KINDS.
-import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig } from "@routerd/api";
+import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig, type TailscaleNodeSpec } from "@routerd/api";
 import { IP_LINES, replaceTableScript, rooted, upsertBlock } from "@routerd/host";
-import { PROGRAMS, renderRcScript, renderSystemdUnit, unitName, type ProgramSpec } from "@routerd/render";
+import { PROGRAMS, renderRcScript, renderSystemdUnit, renderTailscaleRc, unitName, type ProgramSpec } from "@routerd/render";
 import type { DesiredArtifact } from "@routerd/resource";
 import { computeDesired, type DesiredState } from "../core/desired.js";
 import { daemonSpecs, type DaemonDirs } from "../serve/daemons.js";
@@ -112,12 +112,19 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
   {
     name: "units",
     description: "systemd units for routerd and the daemons this config needs",
-    render: (ctx) => programsNeeded(ctx).map((p) => ({ kind: "units", name: unitName(p), target: `/etc/systemd/system/${unitName(p)}`, content: renderSystemdUnit(p) })),
+    render: (ctx) => [
+      ...programsNeeded(ctx).map((p) => ({ kind: "units", name: unitName(p), target: `/etc/systemd/system/${unitName(p)}`, content: renderSystemdUnit(p) })),
+      // Units routerd generates per resource (a TailscaleNode's), written and enabled by reconcile.
+      ...ofKind(ctx, "systemd.service").map((d) => ({ kind: "units", name: d.name, target: `${rooted({ root: ctx.dirs.root }, `/etc/systemd/system/${d.name}`)} (written and ${d.attributes.enabled ? "enabled" : "disabled"} by reconcile; ledger-owned)`, content: String(d.attributes.content) })),
+    ],
   },
   {
     name: "rc",
     description: "FreeBSD rc.d scripts for routerd and the daemons this config needs",
-    render: (ctx) => programsNeeded(ctx).map((p) => ({ kind: "rc", name: p.program, target: `/usr/local/etc/rc.d/${p.program.replace(/-/g, "_")}`, content: renderRcScript(p) })),
+    render: (ctx) => [
+      ...programsNeeded(ctx).map((p) => ({ kind: "rc", name: p.program, target: `/usr/local/etc/rc.d/${p.program.replace(/-/g, "_")}`, content: renderRcScript(p) })),
+      ...ctx.view.all<TailscaleNodeSpec>("TailscaleNode").filter((r) => r.spec.state === "present").map((r) => ({ kind: "rc", name: `routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, target: `/usr/local/etc/rc.d/routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, content: renderTailscaleRc(r.metadata.name, r.spec) })),
+    ],
   },
 ];
 
