@@ -2,9 +2,18 @@
 // traffic, VRFs keep the same prefix apart, and removing the resources deletes exactly the links routerd
 // created; a foreign link with a wanted name is never touched.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { readLedger } from "@routerd/resource";
 import { Lab, sh } from "../lib/lab.js";
 import { Router, res } from "./lib/router.js";
 import { defineScenarios } from "./lib/scenarios.js";
+
+/** `<resource> <module> <change>` of the first kernel module in a `plan --json`. */
+function moduleInPlan(text: string): string {
+  const plan = JSON.parse(text) as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
+  const found = plan.resources.flatMap((x) => x.artifacts.filter((a) => a.kind === "linux.kernelModule").map((a) => `${x.id} ${a.name} ${a.change}`));
+  return found[0] ?? "(none)";
+}
 
 const tunnel = (name: string, spec: Record<string, unknown>) => ({ ...res("TunnelInterface", name, { trustedUnderlay: true, ...spec }), apiVersion: "hybrid.routerd.net/v1alpha1" });
 
@@ -125,6 +134,49 @@ export default defineScenarios([
         assert.equal(a.links().get("br0"), "bridge");
       } finally {
         await lab.cleanup();
+      }
+    },
+  },
+  {
+    name: "kernel modules: routerd loads the module a VRF needs and records it, records none it did not load, unloads none",
+    timeoutMs: 300_000,
+    async run(ctx) {
+      // Modules are global to the VM: this scenario owns `vrf` while it runs (no VRF link exists between scenarios,
+      // so the test itself may unload it).
+      const loaded = () => readFileSync("/proc/modules", "utf8").split("\n").some((l) => l.startsWith("vrf "));
+      const lab = new Lab("mod", "kl");
+      try {
+        // An earlier scenario's namespaces (and their VRFs) go away asynchronously: vrf is busy until then.
+        for (let i = 0; i < 30 && loaded(); i++) {
+          sh(["modprobe", "-r", "vrf"], { allowFail: true });
+          if (loaded()) await new Promise((r) => setTimeout(r, 1000));
+        }
+        assert.equal(loaded(), false, "vrf is not loaded before the scenario");
+        const r = new Router(lab, "r");
+        const vrf = [res("Interface", "lo", { managed: false }), res("VRF", "blue", { routeTable: 100 })];
+        const planned = r.plan(vrf);
+        assert.equal(moduleInPlan(planned.text), "VRF/blue vrf create", "plan shows the module to load");
+        r.apply(vrf);
+        assert.equal(loaded(), true, "routerd loaded vrf");
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf")?.ownership, "created", "the ledger records routerd loaded it");
+        ctx.log(`ledger: ${JSON.stringify(readLedger(r.stateDir).get("linux.kernelModule", "vrf"))}`);
+        const again = r.plan(vrf);
+        assert.deepEqual([again.summary.create, again.summary.update, again.summary.delete], [0, 0, 0], `nothing left to do: ${again.text}`);
+
+        r.apply([res("Interface", "lo", { managed: false })]);
+        assert.equal(r.links().has("blue"), false, "the VRF is gone");
+        assert.equal(loaded(), true, "routerd never unloads a module (rmmod would delete every VRF on the host)");
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "the ledger forgot it");
+
+        // Loaded before routerd (by the step above, as by anyone): used, never recorded as routerd's.
+        assert.equal(moduleInPlan(r.plan(vrf).text), "VRF/blue vrf unchanged", "plan: present, nothing to do");
+        r.apply(vrf);
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "a module routerd did not load is not in the ledger");
+        r.apply([res("Interface", "lo", { managed: false })]);
+        assert.equal(loaded(), true, "and it stays loaded");
+      } finally {
+        await lab.cleanup();
+        sh(["modprobe", "-r", "vrf"], { allowFail: true });
       }
     },
   },

@@ -120,3 +120,25 @@ export type { WireGuardPeerSpec } from "./kinds/wireguard-peer.js";
 export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
 export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
 export { DERIVED_PACKAGE_OSES, derivedPackageIntents, derivedPackages, type DerivedPackage } from "./derived-packages.js";
+export {
+  TAILSCALE,
+  tailscaleIfname,
+  tailscaleSocket,
+  tailscaleStateDir,
+  tailscaleUnitName,
+  tailscaleUpArgs,
+  type TailscaleNodeSpec,
+} from "./kinds/tailscale-node.js";
+export {
+  NETWORKD_DIR,
+  RESOLVED_DIR,
+  derivedRuntimeIntents,
+  kernelModulesFor,
+  networkdDropin,
+  networkdDropinPath,
+  resolvedDropin,
+  resolvedDropinPath,
+  stubListenerClashes,
+  type HostRuntime,
+  type KernelModuleNeed,
+} from "./derived-runtime.js";

@@ -93,7 +93,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],
   "linux.route.protocol": () => [],
-  "systemd.service": compareKeys("unit"),
+  // The text and the enablement; which renderer made it and how to log out on removal are routerd's notes.
+  "systemd.service": compareKeys("unit", "render", "logout"),
   // Files and auto-choices are not on the host: the public key stands for the private key file, a random
   // listen port or an "auto" backend is whatever the host has.
   "wireguard.device": (desired, observed, recorded) =>
@@ -105,6 +106,10 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   package: compareKeys("os", "optional"),
   // `validate` and `reload` name what runs before and after writing; they are not part of the file.
   file: compareKeys("validate", "reload"),
+  // A module is there or not; `optional` is routerd's notion.
+  "linux.kernelModule": compareKeys("optional"),
+  // The service named is the one told of a change, not part of the file.
+  "systemd.dropin": compareKeys("service"),
 };
 
 export function driftOf(kind: ArtifactKind, desired: Attributes, observed: Attributes, recorded?: Attributes): Difference[] {

@@ -12,3 +12,18 @@ export { LINK_TYPES, linkAddLine, linkNeedsRecreate, type LinkData } from "./lin
 export { observeWireGuardDevices, parseWgDump, WIREGUARD_GO_SOCKET_DIR, type WireGuardDeviceState, type WireGuardPeerState } from "./observers/wireguard.js";
 export { keyFacts, keyFingerprint, readKeyFile, wireGuardPublicKey } from "./wireguard/keys.js";
 export { hasPackageDatabase, installPackage, observePackages, parseDpkgQuery, readHostOs, type HostOs } from "./packages.js";
+export {
+  MODULE_SOURCES,
+  detectHostServices,
+  hasModuleSupport,
+  loadKernelModule,
+  observeDropins,
+  observeKernelModules,
+  parseBuiltin,
+  parseProcModules,
+  removeDropin,
+  writeDropin,
+  type LoadedModule,
+  type ModuleSources,
+} from "./runtime.js";
+export { SYSTEMD_UNIT_DIR, ensureUnit, observeSystemdUnits, removeUnit } from "./units.js";

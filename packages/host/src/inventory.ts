@@ -6,7 +6,9 @@ import { observeAddresses, observeFwmarkRules, observeLinks, observeRoutes, obse
 import { observeNft } from "./observers/nft.js";
 import { observeFdb, observeFou } from "./observers/tunnels.js";
 import { observePackages } from "./packages.js";
-import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls, observeSystemdUnits } from "./observers/system.js";
+import { observeDropins, observeKernelModules } from "./runtime.js";
+import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls } from "./observers/system.js";
+import { observeSystemdUnits } from "./units.js";
 import { observeWireGuardDevices, wireGuardArtifacts } from "./observers/wireguard.js";
 
 /** Names of interest per kind, for sources that read one object at a time (sysctl keys, file blocks). */
@@ -51,6 +53,8 @@ const SOURCES: readonly Source[] = [
   { kinds: ["linux.hostname"], observe: async () => observeHostname() },
   { kinds: ["file"], observe: async (ctx, hints) => observeFileBlocks(ctx, names(hints, "file")) },
   { kinds: ["systemd.service"], observe: async (ctx) => observeSystemdUnits(ctx) },
+  { kinds: ["linux.kernelModule"], bulk: true, observe: async () => observeKernelModules() },
+  { kinds: ["systemd.dropin"], observe: async (ctx, hints) => observeDropins(ctx, names(hints, "systemd.dropin")) },
   { kinds: ["routerd.daemon"], observe: async (ctx, hints) => observeDaemons(ctx, names(hints, "routerd.daemon")) },
   { kinds: ["linux.route.protocol"], observe: async (ctx, hints) => observeRouteProtocols(ctx, names(hints, "linux.route.protocol")) },
   { kinds: ["routerd.lease"], observe: async (ctx, hints) => observeLeases(ctx, names(hints, "routerd.lease")) },

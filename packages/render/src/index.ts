@@ -9,6 +9,7 @@ export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "
 export { INTERFACE, PATHS, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec } from "./units/programs.js";
 export { renderSystemdUnit, systemdUnits } from "./units/systemd.js";
 export { rcScripts, renderRcScript } from "./units/rc.js";
+export { renderTailscaleRc, renderTailscaleUnit, tailscaledArgs } from "./units/tailscale.js";
 export { SECTIONS as DNSMASQ_SECTIONS, renderDnsmasqConfig, type DnsmasqContext } from "./dnsmasq/config.js";
 export { dnsmasqLeaseFile, renderDnsResolverConfig, type DnsResolverRenderContext } from "./dns/resolver-config.js";
 export { VRRP_STATES, renderKeepalivedConfig, trackScriptName, vrrpAddresses, type KeepalivedPaths } from "./vrrp/keepalived.js";

@@ -23,7 +23,20 @@ export const artifactNames = {
   wireguardPeer: (ifname: string, publicKey: string) => `${ifname}/${publicKey}`,
   /** An OS package by its package manager, e.g. `apt/chrony`. */
   package: (manager: string, name: string) => `${manager}/${name}`,
+  /** A kernel module by the name /proc/modules shows (underscores, never dashes). */
+  kernelModule: (module: string) => module.replace(/-/g, "_"),
+  /** A systemd unit file routerd generates (routerd-*.service), by its unit name. */
+  unit: (unit: string) => unit,
+  /** A whole drop-in file routerd writes for a host service (networkd, resolved): its path. */
+  dropin: (path: string) => path,
 };
+
+/** Where routerd may write whole drop-in files: only files named routerd in these directories. */
+export const ROUTERD_DROPIN = /^\/etc\/systemd\/(network\/00-routerd-[A-Za-z0-9_.@-]+\.network|resolved\.conf\.d\/routerd-[A-Za-z0-9_.-]+\.conf)$/;
+
+export function isRouterdDropin(path: string): boolean {
+  return ROUTERD_DROPIN.test(path);
+}
 
 export function parseRouteProtocolName(name: string): { protocol: number; table: number } | undefined {
   const m = /^proto=(\d+),table=(\d+)$/.exec(name);

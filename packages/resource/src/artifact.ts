@@ -22,6 +22,8 @@ export const ARTIFACT_KINDS = [
   "package",
   "file",
   "systemd.service",
+  "systemd.dropin",
+  "linux.kernelModule",
   "routerd.daemon",
   "routerd.lease",
 ] as const;

@@ -37,6 +37,7 @@ export {
   teardownRegistry,
   type TeardownPolicy,
   type TeardownSpec,
+  isRouterdUnit,
 } from "./teardown-registry.js";
 export { knownKind, observe, unknownKind, type Inventory, type KindInventory, type ObservedArtifact } from "./inventory.js";
 export { STATUS_FILE, StatusFormatError, readStatuses, writeStatuses, type ObjectStatus, type Phase } from "./status.js";
@@ -47,6 +48,7 @@ export {
   ROUTERD_ROUTE_PROTOCOLS,
   RT_PROTOS_PATH,
   artifactNames,
+  isRouterdDropin,
   parseFileBlockName,
   parseFwmarkRuleName,
   parseRouteName,

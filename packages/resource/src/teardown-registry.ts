@@ -1,6 +1,6 @@
 // Per artifact kind: may orphan cleanup remove it, under which guard, in which order, and how.
 import type { ArtifactKind } from "./artifact.js";
-import { ROUTERD_ROUTE_PROTOCOLS, parseRouteProtocolName } from "./artifact-names.js";
+import { ROUTERD_ROUTE_PROTOCOLS, isRouterdDropin, parseRouteProtocolName } from "./artifact-names.js";
 import type { LedgerEntry } from "./ledger.js";
 
 export type TeardownPolicy =
@@ -41,7 +41,7 @@ export function inFwmarkRange(mark: number | undefined): boolean {
 
 const always = () => undefined;
 const isRouterdTable = (name: string) => /^(ip|ip6|inet|arp|bridge|netdev)\/routerd_[a-z0-9_]+$/.test(name);
-const isRouterdUnit = (name: string) => /^routerd-[A-Za-z0-9@_.:-]+\.service$/.test(name);
+export const isRouterdUnit = (name: string) => /^routerd-[A-Za-z0-9@_.:-]+\.service$/.test(name);
 const RESERVED_TABLES = new Set(["0", "253", "254", "255", "local", "main", "default", "unspec"]);
 
 const SPECS: readonly TeardownSpec[] = [
@@ -156,6 +156,23 @@ const SPECS: readonly TeardownSpec[] = [
     operation: "remove routerd's block from the file (the file itself stays)",
     guard: (e) => (e.name.includes("#") ? undefined : `${e.name} is a whole file; only routerd-owned blocks are removed`),
     why: "whole files are never deleted; only the marked block routerd wrote",
+  },
+  {
+    kind: "systemd.dropin",
+    policy: "remove",
+    order: 55,
+    operation: "remove the drop-in file, then networkctl reload / restart systemd-resolved (on the real root)",
+    guard: (e) => (isRouterdDropin(e.name) ? undefined : `${e.name} is not one of routerd's drop-in files (00-routerd-*.network, resolved.conf.d/routerd-*.conf)`),
+    inRouterdNamespace: isRouterdDropin,
+    why: "a whole file routerd wrote for networkd or resolved, named routerd and ledger-owned; nobody else writes it",
+  },
+  {
+    kind: "linux.kernelModule",
+    policy: "never",
+    order: 100,
+    operation: "none (the ledger forgets it; the module stays loaded)",
+    guard: () => "kernel modules are never unloaded by routerd: rmmod of a link driver deletes every link of that type in every namespace, whoever made it",
+    why: "the ledger records which modules routerd loaded (a module loaded before it is never recorded); unloading is left to the operator",
   },
   {
     kind: "routerd.lease",

@@ -4,6 +4,8 @@ import {
   UNKNOWN_RUNTIME,
   allocationKey,
   derivedPackageIntents,
+  derivedRuntimeIntents,
+  type HostRuntime,
   effectiveView,
   withEgressNumbers,
   type AllocationResult,
@@ -17,10 +19,11 @@ import {
   type RouterConfig,
   type RuntimeView,
   type StatusView,
+  type TailscaleNodeSpec,
   type WhenLookup,
   type WhenState,
 } from "@routerd/api";
-import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection, type IngressSelection } from "@routerd/render";
+import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, renderTailscaleUnit, type EgressSelection, type IngressSelection } from "@routerd/render";
 import { mergeIntents, stableJson, type ArtifactIntent, type DesiredArtifact, type OwnerKey } from "@routerd/resource";
 import { serviceHoles } from "./holes.js";
 
@@ -64,6 +67,8 @@ export interface DesiredInput {
    * or ensured with `install`), and Package entries for another OS than `os` are left out.
    */
   packages?: { os?: { id: string; like: readonly string[] }; install: boolean };
+  /** What the host runtime takes (module loading, networkd, resolved): the derived runtime intents follow it. None when omitted. */
+  hostRuntime?: HostRuntime;
 }
 
 export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
@@ -77,7 +82,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const held = new Map<OwnerKey, string>();
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
-    const derived = input.packages ? derivedPackageIntents(r, input.packages.install) : [];
+    const derived = [...(input.packages ? derivedPackageIntents(r, input.packages.install) : []), ...(input.hostRuntime ? derivedRuntimeIntents(r, active, input.hostRuntime) : [])];
     intents.set(r.owner, forHostOs([...def.intents(r, active), ...derived], input.packages?.os));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
@@ -87,7 +92,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
   // Tables and the dnsmasq config are shared by several resources: their content comes from a renderer.
   const rendered = (a: Record<string, unknown>) => a.validate === "dnsmasq";
   const desired = mergeIntents([...intents.values()].flat(), (kind, a, b) =>
-    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
+    kind === "nft.table" || (kind === "file" && rendered(a)) ? a : kind === "package" ? mergePackage(a, b) : kind === "linux.kernelModule" ? mergeModule(a, b) : stableJson(a) === stableJson(b) ? a : undefined,
   );
   const tables = renderDesiredTables(
     desired.filter((d) => d.kind === "nft.table").map((d) => d.name),
@@ -98,6 +103,7 @@ export function computeDesired(input: DesiredInput): DesiredState {
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
     if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
+    if (d.kind === "systemd.service" && d.attributes.render) d.attributes = { ...d.attributes, content: renderUnit(d, view.active) };
   }
   return { view, intents, desired, held, allocations, activeView: active };
 }
@@ -137,6 +143,19 @@ function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly s
 /** A package several resources want: required if any of them requires it. */
 function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
+}
+
+/** A generated unit's text, from the resource that owns it (one owner: units are per resource). */
+function renderUnit(d: DesiredArtifact, active: readonly Resource[]): string {
+  const owner = active.find((r) => r.owner === d.owners[0]);
+  if (!owner) throw new Error(`${d.kind}/${d.name}: its owner ${d.owners[0]} is not active`);
+  if (d.attributes.render === "tailscale") return renderTailscaleUnit(owner.metadata.name, owner.spec as TailscaleNodeSpec);
+  throw new Error(`${d.kind}/${d.name}: unknown unit renderer ${String(d.attributes.render)}`);
+}
+
+/** A module several resources need: required if any of them requires it. */
+function mergeModule(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  return { ...a, optional: a.optional === true && b.optional === true };
 }
 
 /** A WireGuard device gets the public key of its private key file, a peer its preshared key's fingerprint. */

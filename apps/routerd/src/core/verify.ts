@@ -16,6 +16,8 @@ const VERIFIED_KINDS: ReadonlySet<ArtifactKind> = new Set<ArtifactKind>([
   "linux.sysctl",
   "linux.hostname",
   "file",
+  "systemd.dropin",
+  "systemd.service",
 ]);
 
 /** A lease that has run out is meant to be gone (the executor does not put it back). */

@@ -1,8 +1,8 @@
 // `routerd render`: what reconcile would write, per output kind, computed from the config alone (pure: no
 // host is read). A data-driven registry: a new renderer is one entry in OUTPUT_KINDS.
-import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig } from "@routerd/api";
+import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig, type TailscaleNodeSpec } from "@routerd/api";
 import { IP_LINES, replaceTableScript, rooted, upsertBlock } from "@routerd/host";
-import { PROGRAMS, renderRcScript, renderSystemdUnit, unitName, type ProgramSpec } from "@routerd/render";
+import { PROGRAMS, renderRcScript, renderSystemdUnit, renderTailscaleRc, unitName, type ProgramSpec } from "@routerd/render";
 import type { DesiredArtifact } from "@routerd/resource";
 import { computeDesired, type DesiredState } from "../core/desired.js";
 import { daemonSpecs, type DaemonDirs } from "../serve/daemons.js";
@@ -81,6 +81,16 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
     },
   },
   {
+    name: "runtime",
+    description: "the derived host runtime: kernel modules routerd loads, and its systemd-networkd / systemd-resolved drop-ins (rendered as for a host that uses both)",
+    render(ctx) {
+      const modules = ofKind(ctx, "linux.kernelModule").map((d) => `${String(d.attributes.module)}${d.attributes.optional ? " (optional)" : ""}`);
+      const dropins = ofKind(ctx, "systemd.dropin").map((d) => ({ kind: "runtime", name: d.name, target: `${rooted({ root: ctx.dirs.root }, d.name)} (whole file, then ${String(d.attributes.service)} is told)`, content: String(d.attributes.content) }));
+      const loaded = modules.length ? [{ kind: "runtime", name: "kernel modules", target: "modprobe <module> (never unloaded unless routerd loaded it)", content: modules.join("\n") + "\n" }] : [];
+      return [...loaded, ...dropins];
+    },
+  },
+  {
     name: "ip",
     description: "links, addresses, routes and rules as `ip -batch` lines (as on a host that has none of them)",
     render(ctx) {
@@ -102,12 +112,19 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
   {
     name: "units",
     description: "systemd units for routerd and the daemons this config needs",
-    render: (ctx) => programsNeeded(ctx).map((p) => ({ kind: "units", name: unitName(p), target: `/etc/systemd/system/${unitName(p)}`, content: renderSystemdUnit(p) })),
+    render: (ctx) => [
+      ...programsNeeded(ctx).map((p) => ({ kind: "units", name: unitName(p), target: `/etc/systemd/system/${unitName(p)}`, content: renderSystemdUnit(p) })),
+      // Units routerd generates per resource (a TailscaleNode's), written and enabled by reconcile.
+      ...ofKind(ctx, "systemd.service").map((d) => ({ kind: "units", name: d.name, target: `${rooted({ root: ctx.dirs.root }, `/etc/systemd/system/${d.name}`)} (written and ${d.attributes.enabled ? "enabled" : "disabled"} by reconcile; ledger-owned)`, content: String(d.attributes.content) })),
+    ],
   },
   {
     name: "rc",
     description: "FreeBSD rc.d scripts for routerd and the daemons this config needs",
-    render: (ctx) => programsNeeded(ctx).map((p) => ({ kind: "rc", name: p.program, target: `/usr/local/etc/rc.d/${p.program.replace(/-/g, "_")}`, content: renderRcScript(p) })),
+    render: (ctx) => [
+      ...programsNeeded(ctx).map((p) => ({ kind: "rc", name: p.program, target: `/usr/local/etc/rc.d/${p.program.replace(/-/g, "_")}`, content: renderRcScript(p) })),
+      ...ctx.view.all<TailscaleNodeSpec>("TailscaleNode").filter((r) => r.spec.state === "present").map((r) => ({ kind: "rc", name: `routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, target: `/usr/local/etc/rc.d/routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, content: renderTailscaleRc(r.metadata.name, r.spec) })),
+    ],
   },
 ];
 
@@ -118,7 +135,7 @@ export const OUTPUT_KIND_NAMES = OUTPUT_KINDS.map((k) => k.name);
  * here: what depends on them is left out, exactly as reconcile leaves it before a daemon has answered.
  */
 export function renderContext(config: RouterConfig, dirs: DaemonDirs): RenderContext {
-  const desired = computeDesired({ config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir });
+  const desired = computeDesired({ config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir, hostRuntime: { modules: true, networkd: true, resolved: true } });
   const view = makeConfigView({ ...config, resources: desired.view.active }, UNKNOWN_RUNTIME);
   return { config, desired, view, dirs };
 }

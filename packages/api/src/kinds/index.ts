@@ -40,6 +40,7 @@ import { vxlanTunnelKind } from "./vxlan-tunnel.js";
 import { routerdClusterKind } from "./routerd-cluster.js";
 import { sysctlProfileKind } from "./sysctl-profile.js";
 import { sysctlKind } from "./sysctl.js";
+import { tailscaleNodeKind } from "./tailscale-node.js";
 import { wireGuardInterfaceKind } from "./wireguard-interface.js";
 import { wireGuardPeerKind } from "./wireguard-peer.js";
 import { virtualAddressKind } from "./virtual-address.js";
@@ -88,6 +89,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   wireGuardPeerKind,
   ntpClientKind,
   packageKind,
+  tailscaleNodeKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

@@ -156,6 +156,8 @@ describe("provides tables and published status", () => {
     // SAM node sets and the host firewall summary are not implemented (validation refuses peersFrom/selfNodeRef).
     WireGuardInterface: ["selfNodeRef", "hostFirewall", "peersFrom", "pendingSources"],
     NTPClient: ["updatedAt"],
+    // From `tailscale status`, which routerd does not read yet (docs/tailscale.md).
+    TailscaleNode: ["tailnetName", "peerCount"],
   };
   const fixture = loadFixture();
   const lease = { address: "203.0.113.9", prefixLength: 24, routers: ["203.0.113.1"], dnsServers: ["203.0.113.53"], domain: "isp.example", classlessRoutes: [], expiresAt: "2030-01-01T00:00:00.000Z", ntpServers: ["203.0.113.123"], leaseTime: 3600, renewAt: "2029-12-31T23:30:00.000Z", rebindAt: "2029-12-31T23:52:30.000Z" };

@@ -10,6 +10,8 @@ import { deleteTable, replaceTable } from "./nft.js";
 import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock, writeHostname, writeSysctl } from "./system.js";
 import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
 import { installPackage } from "../packages.js";
+import { loadKernelModule, removeDropin, writeDropin } from "../runtime.js";
+import { ensureUnit, removeUnit } from "../units.js";
 import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
 export interface Step {
@@ -59,6 +61,9 @@ interface Phase {
 const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   // Packages first: what the other steps run may come with them.
   package: { order: 5, direct: (s, ctx) => installPackage(ctx, s.attributes) },
+  // Modules before the links and tables that use them; drop-ins before networkd could take a new link.
+  "linux.kernelModule": { order: 6, direct: (s, ctx) => loadKernelModule(ctx, s.attributes) },
+  "systemd.dropin": { order: 7, direct: (s, ctx) => writeDropin(ctx, s.attributes) },
   "linux.sysctl": { order: 10, direct: (s) => writeSysctl(s.attributes) },
   "linux.hostname": { order: 11, direct: (s) => writeHostname(s.attributes) },
   "linux.fou": { order: 19, direct: (s, ctx) => addFou(ctx.runner, s.attributes) },
@@ -81,10 +86,13 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.route.protocol": { order: 41, direct: (s, ctx) => claimRouteProtocol(ctx, s.attributes) },
   "routerd.daemon": { order: 60, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.ensure(s.attributes) : "deferred") },
   "routerd.lease": { order: 61, direct: () => "deferred" },
+  // A generated unit starts what it runs once everything it may need is in place.
+  "systemd.service": { order: 62, direct: (s, ctx) => ensureUnit(ctx, s.attributes) },
 };
 
 const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "routerd.daemon": { order: 100, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.remove(s.attributes) : "deferred") },
+  "systemd.service": { order: 101, direct: (s, ctx) => removeUnit(ctx, s.attributes) },
   "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
   "nft.set": { order: 106, direct: () => undefined },
   "linux.fdb": { order: 108, direct: (s, ctx) => deleteFdb(ctx.runner, s.attributes) },
@@ -101,6 +109,8 @@ const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "linux.fou": { order: 145, direct: (s, ctx) => deleteFou(ctx.runner, s.attributes) },
   "wireguard.device": { order: 140, direct: (s, ctx) => removeWireGuardDevice(ctx, s.attributes) },
   file: { order: 150, direct: (s, ctx) => deleteFileBlock(ctx, s.attributes) },
+  // After the links that used them are gone; a drop-in only once its link is routerd's no more.
+  "systemd.dropin": { order: 155, direct: (s, ctx) => removeDropin(ctx, s.attributes) },
   "routerd.lease": { order: 160, direct: () => "deferred" },
 };
 

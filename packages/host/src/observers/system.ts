@@ -1,6 +1,6 @@
 // Observers for host-global values and files: sysctl keys, the hostname, routerd-owned file blocks,
 // routerd's systemd units, daemon instances and cluster leases.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { artifactNames, parseFileBlockName, parseRouteProtocolName, type ObservedArtifact } from "@routerd/resource";
 import { rooted, type HostContext } from "../context.js";
@@ -42,16 +42,6 @@ export function observeFileBlocks(ctx: HostContext, names: Iterable<string>): Ob
     if (block !== undefined) out.push({ kind: "file", name, attributes: { path: parsed.path, block: parsed.block, content: block } });
   }
   return out;
-}
-
-export const SYSTEMD_UNIT_DIR = "/etc/systemd/system";
-
-export function observeSystemdUnits(ctx: HostContext): ObservedArtifact[] {
-  const dir = rooted(ctx, SYSTEMD_UNIT_DIR);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".service"))
-    .map((unit) => ({ kind: "systemd.service" as const, name: unit, attributes: { unit, content: readFileSync(join(dir, unit), "utf8") } }));
 }
 
 /** A daemon instance exists while its socket or state directory does. */

@@ -19,6 +19,8 @@ export interface ProgramSpec {
   writable: string[];
   /** The core writes /proc/sys (sysctl reconcile); daemons never do. */
   writesKernelTunables: boolean;
+  /** The core loads the kernel modules the config needs (modprobe); daemons never do. */
+  loadsKernelModules?: true;
   addressFamilies: string[];
 }
 
@@ -48,9 +50,12 @@ export const PROGRAMS: readonly ProgramSpec[] = [
     templated: false,
     args: ["serve", "--config", PATHS.config, "--state-dir", PATHS.stateDir, "--run-dir", PATHS.runDir],
     // NET_ADMIN: links, addresses, routes, rules, nftables. SYS_ADMIN: sethostname. NET_RAW/BIND: daemons it starts.
-    capabilities: ["CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_NET_BIND_SERVICE", "CAP_SYS_ADMIN", "CAP_KILL", "CAP_CHOWN"],
-    writable: ["/etc/sysctl.d", "/etc/routerd", "/etc/systemd/system"],
+    // SYS_MODULE: the kernel modules the config needs (vrf, ip6_tunnel, ...).
+    capabilities: ["CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_NET_BIND_SERVICE", "CAP_SYS_ADMIN", "CAP_SYS_MODULE", "CAP_KILL", "CAP_CHOWN"],
+    // /etc/systemd: its own units, networkd and resolved drop-ins, the timesyncd block; /etc/chrony, /etc/ntpsec: NTPClient.
+    writable: ["/etc/sysctl.d", "/etc/routerd", "/etc/systemd", "/etc/chrony", "/etc/ntpsec"],
     writesKernelTunables: true,
+    loadsKernelModules: true,
     addressFamilies: INET,
   },
   {

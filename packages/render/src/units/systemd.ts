@@ -33,7 +33,7 @@ export function renderSystemdUnit(p: ProgramSpec): string {
     "ProtectHome=yes",
     "PrivateTmp=yes",
     `ProtectKernelTunables=${p.writesKernelTunables ? "no" : "yes"}`,
-    "ProtectKernelModules=yes",
+    `ProtectKernelModules=${p.loadsKernelModules ? "no" : "yes"}`,
     "ProtectControlGroups=yes",
     "RestrictRealtime=yes",
     "RestrictSUIDSGID=yes",

@@ -1,0 +1,59 @@
+// The derived host runtime in the plan: a module the config needs is loaded only when missing, recorded only
+// when routerd loaded it, and never unloaded; drop-ins are created and removed whole.
+import { loadConfig } from "@routerd/api";
+import { Ledger, knownKind, type Inventory, type ObservedArtifact } from "@routerd/resource";
+import { describe, expect, it } from "vitest";
+import { computeDesired } from "./desired.js";
+import { plan } from "./plan.js";
+
+const VRF = `    - apiVersion: net.routerd.net/v1alpha1
+      kind: VRF
+      metadata: { name: blue }
+      spec: { routeTable: 100 }
+`;
+const OTHER = `    - apiVersion: net.routerd.net/v1alpha1
+      kind: Interface
+      metadata: { name: lo }
+      spec: { managed: false }
+`;
+const HOST = { modules: true, networkd: true, resolved: false };
+const loaded = (...names: string[]): ObservedArtifact[] => names.map((m) => ({ kind: "linux.kernelModule", name: m, attributes: { module: m, state: "loaded", refcount: 0, holders: [] } }));
+const DROPIN = "/etc/systemd/network/00-routerd-blue.network";
+
+function run(resources: string, inventory: Inventory, ledger = new Ledger()) {
+  const config = loadConfig(`apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: r }\nspec:\n  resources:\n${resources}`, "r.yaml").config!;
+  const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", hostRuntime: HOST });
+  return plan({ desired, inventory, ledger, statuses: new Map(), allowEmpty: true });
+}
+
+const inventoryWith = (modules: ObservedArtifact[], dropins: ObservedArtifact[] = []): Inventory =>
+  new Map([
+    ["linux.link", knownKind([])],
+    ["linux.kernelModule", knownKind(modules)],
+    ["systemd.dropin", knownKind(dropins)],
+  ]);
+
+describe("derived host runtime in the plan", () => {
+  it("loads a missing module before the VRF and writes networkd's drop-in for it", () => {
+    const p = run(VRF, inventoryWith([]));
+    expect(new Set(p.steps.map((s) => `${s.kind} ${s.name}`))).toEqual(new Set(["linux.kernelModule vrf", `systemd.dropin ${DROPIN}`, "linux.link blue"]));
+  });
+
+  it("a module loaded before routerd is left as it is, and never unloaded when the config drops it", () => {
+    const p = run(VRF, inventoryWith(loaded("vrf")));
+    expect(p.steps.some((s) => s.kind === "linux.kernelModule")).toBe(false);
+    const gone = run(OTHER, inventoryWith(loaded("vrf")));
+    expect(gone.gc.actions.filter((a) => a.type === "removeArtifact")).toEqual([]);
+  });
+
+  it("a module routerd loaded (ledger: created) is forgotten, never unloaded; its drop-in is removed, when the config drops them", () => {
+    const ledger = new Ledger();
+    const owner = "net.routerd.net/v1alpha1/VRF/blue";
+    ledger.record({ kind: "linux.kernelModule", name: "vrf", owners: [owner], ownership: "created", state: "present", attributes: { module: "vrf", optional: false } });
+    ledger.record({ kind: "systemd.dropin", name: DROPIN, owners: [owner], ownership: "created", state: "present", attributes: { path: DROPIN, service: "systemd-networkd" } });
+    const p = run(OTHER, inventoryWith(loaded("vrf"), [{ kind: "systemd.dropin", name: DROPIN, attributes: { path: DROPIN, content: "x" } }]), ledger);
+    const removals = p.gc.actions.filter((a) => a.type === "removeArtifact").map((a) => (a.type === "removeArtifact" ? `${a.kind} ${a.name}` : ""));
+    expect(removals).toEqual([`systemd.dropin ${DROPIN}`]);
+    expect(p.gc.actions.some((a) => a.type === "forgetLedger" && a.kind === "linux.kernelModule" && a.name === "vrf")).toBe(true);
+  });
+});

@@ -1,0 +1,77 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { systemRunner } from "./exec.js";
+import { detectHostServices, observeDropins, observeKernelModules, parseBuiltin, parseProcModules, removeDropin, writeDropin } from "./runtime.js";
+
+function withDir(fn: (dir: string) => void | Promise<void>) {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), "routerd-runtime-"));
+    try {
+      await fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+const PROC_MODULES = ["vrf 40960 0 - Live 0x0000000000000000", "ip6_tunnel 45056 1 ip6_gre, Live 0x0000000000000000", "udp_tunnel 32768 2 vxlan,fou, Live 0x0000000000000000", ""].join("\n");
+
+describe("kernel modules on the host", () => {
+  it("reads /proc/modules with each module's users, and modules.builtin by module name", () => {
+    expect(parseProcModules(PROC_MODULES)).toEqual([
+      { module: "vrf", refcount: 0, holders: [] },
+      { module: "ip6_tunnel", refcount: 1, holders: ["ip6_gre"] },
+      { module: "udp_tunnel", refcount: 2, holders: ["vxlan", "fou"] },
+    ]);
+    expect(parseBuiltin("kernel/net/ipv4/ip_tunnel.ko\nkernel/net/netfilter/nf-tables.ko.xz\n")).toEqual(new Set(["ip_tunnel", "nf_tables"]));
+  });
+
+  it(
+    "observes loaded and built-in modules; a kernel without module support has none to observe",
+    withDir((dir) => {
+      const sources = { procModules: join(dir, "modules"), sysModule: join(dir, "sys"), builtin: join(dir, "modules.builtin") };
+      expect(observeKernelModules(sources)).toEqual([]);
+      writeFileSync(sources.procModules, PROC_MODULES);
+      writeFileSync(sources.builtin, "kernel/net/netfilter/nf_tables.ko\n");
+      mkdirSync(join(sources.sysModule, "vrf"), { recursive: true });
+      writeFileSync(join(sources.sysModule, "vrf", "initstate"), "live\n");
+      mkdirSync(join(sources.sysModule, "tcp_cubic")); // built in, with parameters: no initstate
+      const seen = new Map(observeKernelModules(sources).map((a) => [a.name, a.attributes.state]));
+      expect(Object.fromEntries(seen)).toEqual({ vrf: "loaded", ip6_tunnel: "loaded", udp_tunnel: "loaded", nf_tables: "builtin", tcp_cubic: "builtin" });
+    }),
+  );
+});
+
+describe("networkd and resolved drop-ins", () => {
+  it(
+    "detects the services a root uses: enabled (a .wants link) or running (/run/systemd/...)",
+    withDir((root) => {
+      expect(detectHostServices({ root })).toEqual({ networkd: false, resolved: false });
+      mkdirSync(join(root, "etc/systemd/system/multi-user.target.wants"), { recursive: true });
+      symlinkSync("/lib/systemd/system/systemd-networkd.service", join(root, "etc/systemd/system/multi-user.target.wants/systemd-networkd.service"));
+      expect(detectHostServices({ root })).toEqual({ networkd: true, resolved: false });
+      mkdirSync(join(root, "run/systemd/resolve"), { recursive: true });
+      expect(detectHostServices({ root })).toEqual({ networkd: true, resolved: true });
+    }),
+  );
+
+  it(
+    "writes and removes only routerd's own drop-in files under the root",
+    withDir(async (root) => {
+      const ctx = { root, stateDir: join(root, "state"), runDir: join(root, "run"), runner: systemRunner };
+      const path = "/etc/systemd/network/00-routerd-eth0.network";
+      await writeDropin(ctx, { path, content: "[Match]\nName=eth0\n", service: "systemd-networkd" });
+      expect(readFileSync(join(root, path), "utf8")).toBe("[Match]\nName=eth0\n");
+      expect(observeDropins(ctx, [path, "/etc/systemd/network/00-routerd-eth1.network"])).toEqual([{ kind: "systemd.dropin", name: path, attributes: { path, content: "[Match]\nName=eth0\n" } }]);
+      await expect(writeDropin(ctx, { path: "/etc/systemd/network/10-eth0.network", content: "" })).rejects.toThrow(/not one of routerd's drop-in names/);
+      mkdirSync(join(root, "etc/systemd/resolved.conf.d"), { recursive: true });
+      writeFileSync(join(root, "etc/systemd/resolved.conf.d/local.conf"), "[Resolve]\n");
+      await expect(removeDropin(ctx, { path: "/etc/systemd/resolved.conf.d/local.conf" })).rejects.toThrow(/refusing to remove/);
+      expect(existsSync(join(root, "etc/systemd/resolved.conf.d/local.conf"))).toBe(true);
+      await removeDropin(ctx, { path, service: "systemd-networkd" });
+      expect(existsSync(join(root, path))).toBe(false);
+    }),
+  );
+});

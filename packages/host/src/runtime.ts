@@ -1,0 +1,133 @@
+// The derived host runtime on a real host: kernel modules (observed in /proc/modules, /sys/module and
+// modules.builtin; loaded with modprobe, never unloaded: rmmod of a link driver deletes every link of its
+// type in every namespace) and
+// whole drop-in files for systemd-networkd and systemd-resolved (under --root; the services are told only
+// when routerd manages the real root).
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { release } from "node:os";
+import { join } from "node:path";
+import { artifactNames, isRouterdDropin, writeFileAtomic, type Attributes, type ObservedArtifact } from "@routerd/resource";
+import { rooted, type HostContext } from "./context.js";
+
+/** Where the kernel says what it has; a test may point these elsewhere. */
+export interface ModuleSources {
+  procModules: string;
+  sysModule: string;
+  builtin: string;
+}
+
+export const MODULE_SOURCES: ModuleSources = {
+  procModules: "/proc/modules",
+  sysModule: "/sys/module",
+  builtin: `/lib/modules/${release()}/modules.builtin`,
+};
+
+/** A kernel that loads modules at all: elsewhere everything is built in or missing, and nothing is derived. */
+export function hasModuleSupport(sources: ModuleSources = MODULE_SOURCES): boolean {
+  return existsSync(sources.procModules);
+}
+
+export interface LoadedModule {
+  module: string;
+  /** How many users the kernel counts (other modules, devices, tables). */
+  refcount: number;
+  holders: string[];
+}
+
+/** Parses /proc/modules: `name size refcount holders, state address`. */
+export function parseProcModules(text: string): LoadedModule[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [module = "", , refcount = "0", holders = "-"] = l.split(/\s+/);
+      return { module, refcount: Number(refcount), holders: holders === "-" ? [] : holders.split(",").filter(Boolean) };
+    });
+}
+
+/** modules.builtin lists paths (`kernel/net/ipv4/ip_tunnel.ko`); the module name is the file's, with underscores. */
+export function parseBuiltin(text: string): Set<string> {
+  return new Set(
+    text
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((l) => artifactNames.kernelModule(l.trim().split("/").pop()!.replace(/\.ko(\.[a-z]+)?$/, ""))),
+  );
+}
+
+/** Every module the kernel has now: loaded ones with their users, built-in ones as such. */
+export function observeKernelModules(sources: ModuleSources = MODULE_SOURCES): ObservedArtifact[] {
+  if (!hasModuleSupport(sources)) return [];
+  const out = new Map<string, ObservedArtifact>();
+  for (const m of parseProcModules(readFileSync(sources.procModules, "utf8"))) {
+    out.set(m.module, { kind: "linux.kernelModule", name: m.module, attributes: { module: m.module, state: "loaded", refcount: m.refcount, holders: m.holders } });
+  }
+  const builtin = existsSync(sources.builtin) ? parseBuiltin(readFileSync(sources.builtin, "utf8")) : new Set<string>();
+  // /sys/module also lists built-in code with parameters; without modules.builtin that is all we know of them.
+  if (existsSync(sources.sysModule)) for (const m of readdirSync(sources.sysModule)) if (!out.has(m) && !existsSync(join(sources.sysModule, m, "initstate"))) builtin.add(m);
+  for (const m of builtin) if (!out.has(m)) out.set(m, { kind: "linux.kernelModule", name: m, attributes: { module: m, state: "builtin" } });
+  return [...out.values()];
+}
+
+export async function loadKernelModule(ctx: HostContext, attrs: Attributes): Promise<void> {
+  const module = String(attrs.module);
+  const r = await ctx.runner.run("modprobe", ["--", module]);
+  if (r.code === 0 || attrs.optional === true) return; // an optional one is shown as absent by the next plan
+  throw new Error(`modprobe ${module}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
+}
+
+/** Which of the host services that get drop-ins the host uses: enabled (a .wants link) or running. */
+export function detectHostServices(ctx: Pick<HostContext, "root">): { networkd: boolean; resolved: boolean } {
+  const enabled = (unit: string) => {
+    const dir = rooted(ctx, "/etc/systemd/system");
+    if (!existsSync(dir)) return false;
+    // The link itself is the enablement; its target is a path on the real root, not under a test root.
+    return readdirSync(dir).some((d) => d.endsWith(".wants") && readdirSync(join(dir, d)).includes(unit));
+  };
+  return {
+    networkd: enabled("systemd-networkd.service") || existsSync(rooted(ctx, "/run/systemd/netif")),
+    resolved: enabled("systemd-resolved.service") || existsSync(rooted(ctx, "/run/systemd/resolve")),
+  };
+}
+
+export function observeDropins(ctx: HostContext, paths: Iterable<string>): ObservedArtifact[] {
+  const out: ObservedArtifact[] = [];
+  for (const path of paths) {
+    const file = rooted(ctx, path);
+    if (existsSync(file)) out.push({ kind: "systemd.dropin", name: artifactNames.dropin(path), attributes: { path, content: readFileSync(file, "utf8") } });
+  }
+  return out;
+}
+
+/** How each service takes a changed drop-in (only on the real root: a test root has no services). */
+const RELOAD: Record<string, string[][]> = {
+  "systemd-networkd": [["networkctl", "reload"]],
+  "systemd-resolved": [["systemctl", "try-restart", "systemd-resolved.service"]],
+};
+
+async function tell(ctx: HostContext, service: unknown): Promise<void> {
+  if (ctx.root !== "/" && ctx.root !== "") return;
+  for (const [cmd, ...args] of RELOAD[String(service)] ?? []) {
+    const r = await ctx.runner.run(cmd!, args);
+    if (r.code !== 0) throw new Error(`the drop-in was written, but ${cmd} ${args.join(" ")} failed: ${(r.stderr || r.stdout).trim()}`);
+  }
+}
+
+export async function writeDropin(ctx: HostContext, attrs: Attributes): Promise<void> {
+  const path = String(attrs.path);
+  if (!isRouterdDropin(path)) throw new Error(`refusing to write ${path}: not one of routerd's drop-in names`);
+  const file = rooted(ctx, path);
+  const content = String(attrs.content);
+  if (existsSync(file) && readFileSync(file, "utf8") === content) return;
+  writeFileAtomic(file, content, 0o644);
+  await tell(ctx, attrs.service);
+}
+
+export async function removeDropin(ctx: HostContext, attrs: Attributes): Promise<void> {
+  const path = String(attrs.path);
+  if (!isRouterdDropin(path)) throw new Error(`refusing to remove ${path}: not one of routerd's drop-in names`);
+  const file = rooted(ctx, path);
+  if (!existsSync(file)) return;
+  rmSync(file);
+  await tell(ctx, attrs.service);
+}
