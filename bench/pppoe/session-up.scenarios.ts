@@ -16,7 +16,7 @@ import { PppoeClientDaemon } from "../../test-e2e/kernel/lib/pppoe-client.js";
 import { PppoeRouter } from "../../test-e2e/kernel/lib/pppoe-router.js";
 import { defineScenarios, type ScenarioContext } from "../../test-e2e/kernel/lib/scenarios.js";
 
-const ROUNDS = 5;
+const ROUNDS = 3;
 const REDIALS = 3;
 const WAIT = 300_000;
 const SESSION: SessionConfig = {

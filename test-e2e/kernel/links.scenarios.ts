@@ -1,10 +1,12 @@
-// Links routerd creates, between real routers in one VM: IP tunnels (ipip, gre, ipip in FOU) and VXLAN carry
-// traffic, VRFs keep the same prefix apart, and removing the resources deletes exactly the links routerd
-// created; a foreign link with a wanted name is never touched.
+// Links routerd creates, between real routers in one VM: IP tunnels (ipip, gre, ipip in FOU and in GUE) and
+// VXLAN carry traffic (VXLAN with TCP's MSS clamped on the bridged path), VRFs keep the same prefix apart,
+// and removing the resources deletes exactly the links routerd created; a foreign link with a wanted name is
+// never touched.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { readLedger } from "@routerd/resource";
 import { Lab, sh } from "../lib/lab.js";
+import { until } from "../lib/serve.js";
 import { Router, res } from "./lib/router.js";
 import { defineScenarios } from "./lib/scenarios.js";
 
@@ -19,40 +21,44 @@ const tunnel = (name: string, spec: Record<string, unknown>) => ({ ...res("Tunne
 
 export default defineScenarios([
   {
-    name: "TunnelInterface ipip, gre and ipip-in-FOU between two routers carry traffic; removal deletes exactly those links",
+    name: "TunnelInterface ipip, gre, ipip-in-FOU and ipip-in-GUE between two routers carry traffic; removal deletes exactly those links",
     timeoutMs: 900_000,
     async run(ctx) {
       const lab = new Lab("tun", "kl");
       try {
         const [a, b] = [new Router(lab, "a"), new Router(lab, "b")];
         lab.veth(a.ns, "under", b.ns, "under");
-        // Two underlay address pairs: the kernel keeps one ipip tunnel per (local, remote).
+        // Three underlay address pairs: the kernel keeps one ipip tunnel per (local, remote).
         for (const [r, n] of [[a, 1], [b, 2]] as const) {
-          r.ip("addr", "add", `198.51.100.${n}/24`, "dev", "under");
-          r.ip("addr", "add", `198.51.100.${10 + n}/24`, "dev", "under");
+          for (const base of [0, 10, 20]) r.ip("addr", "add", `198.51.100.${base + n}/24`, "dev", "under");
         }
         const config = (me: number, peer: number) => [
           res("Interface", "under", { ifname: "under" }),
           tunnel("t-ipip", { mode: "ipip", local: `198.51.100.${me}`, remote: `198.51.100.${peer}`, address: `10.255.1.${me}/30` }),
           tunnel("t-gre", { mode: "gre", local: `198.51.100.${me}`, remote: `198.51.100.${peer}`, key: 7, ttl: 64, address: `10.255.2.${me}/30` }),
           tunnel("t-fou", { mode: "fou", local: `198.51.100.${10 + me}`, remote: `198.51.100.${10 + peer}`, encapDport: 5555, address: `10.255.3.${me}/30` }),
+          tunnel("t-gue", { mode: "gue", local: `198.51.100.${20 + me}`, remote: `198.51.100.${20 + peer}`, encapDport: 5556, address: `10.255.4.${me}/30` }),
         ];
         a.apply(config(1, 2));
         b.apply(config(2, 1));
         ctx.log(a.ip("-d", "link", "show", "t-fou"));
-        assert.deepEqual([a.links().get("t-ipip"), a.links().get("t-gre"), a.links().get("t-fou")], ["ipip", "gre", "ipip"]);
-        assert.match(sh(["ip", "netns", "exec", a.ns, "ip", "fou", "show"]), /port 5555 ipproto 4/);
-        for (const net of [1, 2, 3]) assert.ok(a.ping(`10.255.${net}.2`), `traffic through tunnel ${net}`);
+        ctx.log(a.ip("-d", "link", "show", "t-gue"));
+        assert.deepEqual([a.links().get("t-ipip"), a.links().get("t-gre"), a.links().get("t-fou"), a.links().get("t-gue")], ["ipip", "gre", "ipip", "ipip"]);
+        assert.match(a.ip("-d", "link", "show", "t-gue"), /encap gue encap-sport auto encap-dport 5556/);
+        const fou = sh(["ip", "netns", "exec", a.ns, "ip", "fou", "show"]);
+        assert.match(fou, /port 5555 ipproto 4/);
+        assert.match(fou, /port 5556 gue/);
+        for (const net of [1, 2, 3, 4]) assert.ok(a.ping(`10.255.${net}.2`), `traffic through tunnel ${net}`);
         const again = a.plan(config(1, 2));
         assert.deepEqual([again.summary.create, again.summary.update, again.summary.delete], [0, 0, 0], `nothing left to do: ${again.text}`);
 
         a.ip("link", "add", "t-keep", "type", "dummy"); // someone else's link, never routerd's
         a.apply([res("Interface", "under", { ifname: "under" })]);
         const left = a.links();
-        assert.equal(left.has("t-ipip") || left.has("t-gre") || left.has("t-fou"), false, "routerd's tunnels are gone");
+        assert.equal(left.has("t-ipip") || left.has("t-gre") || left.has("t-fou") || left.has("t-gue"), false, "routerd's tunnels are gone");
         assert.equal(left.get("t-keep"), "dummy");
         assert.equal(left.has("under"), true);
-        assert.doesNotMatch(sh(["ip", "netns", "exec", a.ns, "ip", "fou", "show"], { allowFail: true }), /5555/);
+        assert.doesNotMatch(sh(["ip", "netns", "exec", a.ns, "ip", "fou", "show"], { allowFail: true }), /555[56]/);
       } finally {
         await lab.cleanup();
       }
@@ -103,9 +109,9 @@ export default defineScenarios([
     },
   },
   {
-    name: "VXLAN between two routers carries a bridged LAN; removal leaves the bridges",
+    name: "VXLAN between two routers carries a bridged LAN; tcpMSSClamp rewrites the MSS of SYN and SYN-ACK on the bridged path; removal leaves the bridges",
     timeoutMs: 600_000,
-    async run() {
+    async run(ctx) {
       const lab = new Lab("vx", "kl");
       try {
         const [a, b] = [new Router(lab, "a"), new Router(lab, "b")];
@@ -118,10 +124,10 @@ export default defineScenarios([
           r.ip("link", "set", "lan", "master", "br0");
           sh(["ip", "-n", hosts[i]!, "addr", "add", `10.9.0.${i + 1}/24`, "dev", "eth0"]);
         }
-        const config = (me: number, peer: number) => [
+        const config = (me: number, peer: number, clamp = false) => [
           res("Interface", "under", { ifname: "under" }),
           res("Interface", "br", { ifname: "br0" }),
-          res("VXLANTunnel", "vx", { ifname: "vx42", vni: 42, localAddress: `198.51.100.${me}`, underlayInterface: "under", peers: [`198.51.100.${peer}`], bridge: "br", mtu: 1450 }),
+          res("VXLANTunnel", "vx", { ifname: "vx42", vni: 42, localAddress: `198.51.100.${me}`, underlayInterface: "under", peers: [`198.51.100.${peer}`], bridge: "br", mtu: 1450, tcpMSSClamp: clamp }),
         ];
         a.apply(config(1, 2));
         b.apply(config(2, 1));
@@ -129,9 +135,25 @@ export default defineScenarios([
         assert.match(sh(["ip", "netns", "exec", a.ns, "bridge", "fdb", "show", "dev", "vx42"]), /00:00:00:00:00:00 dst 198\.51\.100\.2/);
         assert.match(sh(["ip", "netns", "exec", hosts[0]!, "ping", "-c", "2", "-W", "2", "10.9.0.2"]), /2 received/);
 
+        // The hosts' 1500-byte links advertise MSS 1460; each counts the SYN (hb) and SYN-ACK (ha) it receives.
+        lab.spawn(hosts[1]!, [process.execPath, "-e", "require('node:net').createServer((s) => s.end()).listen(7000, '10.9.0.2')"]);
+        await until("hb listening on port 7000", () => /10\.9\.0\.2:7000/.test(sh(["ip", "netns", "exec", hosts[1]!, "ss", "-ltn"])), 60_000, 250);
+        for (const h of hosts) countSynsByMss(lab, h);
+        assert.ok(connects(hosts[0]!, "10.9.0.2", 7000), "a TCP connection across the VXLAN");
+        assert.deepEqual([synsByMss(hosts[1]!), synsByMss(hosts[0]!)], [{ 1410: 0, 1460: 1 }, { 1410: 0, 1460: 1 }], "unclamped: the hosts' own MSS");
+
+        // Router a alone clamps: its vx42 is the way out for ha's SYN and the way in for hb's SYN-ACK.
+        a.apply(config(1, 2, true));
+        const table = sh(["ip", "netns", "exec", a.ns, "nft", "list", "table", "bridge", "routerd_mss"]);
+        ctx.log(table);
+        assert.match(table, /oifname "vx42" ether type ip tcp flags syn \/ syn,rst tcp option maxseg size > 1410 tcp option maxseg size set 1410/);
+        assert.ok(connects(hosts[0]!, "10.9.0.2", 7000), "a TCP connection with the clamp");
+        assert.deepEqual([synsByMss(hosts[1]!), synsByMss(hosts[0]!)], [{ 1410: 1, 1460: 1 }, { 1410: 1, 1460: 1 }], "clamped to the tunnel's mtu 1450 minus 40, both ways");
+
         a.apply([res("Interface", "under", { ifname: "under" }), res("Interface", "br", { ifname: "br0" })]);
         assert.equal(a.links().has("vx42"), false);
         assert.equal(a.links().get("br0"), "bridge");
+        assert.doesNotMatch(sh(["ip", "netns", "exec", a.ns, "nft", "list", "tables"]), /routerd_mss/);
       } finally {
         await lab.cleanup();
       }
@@ -181,3 +203,23 @@ export default defineScenarios([
     },
   },
 ]);
+
+/** A host's own table that counts incoming SYNs (with or without ACK) by the MSS they carry. */
+function countSynsByMss(lab: Lab, ns: string): void {
+  const file = lab.path(`${ns}-mss-probe.nft`);
+  const rules = [1410, 1460].map((mss) => `\t\ttcp flags syn / syn,rst tcp option maxseg size ${mss} counter`);
+  writeFileSync(file, ["table inet mss_probe {", "\tchain in {", "\t\ttype filter hook input priority 0; policy accept;", ...rules, "\t}", "}", ""].join("\n"));
+  sh(["ip", "netns", "exec", ns, "nft", "-f", file]);
+}
+
+function synsByMss(ns: string): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const m of sh(["ip", "netns", "exec", ns, "nft", "list", "table", "inet", "mss_probe"]).matchAll(/maxseg size (\d+) counter packets (\d+)/g)) out[Number(m[1])] = Number(m[2]);
+  return out;
+}
+
+/** One TCP connection from the namespace (Node's own connect: the lab has no netcat). */
+function connects(ns: string, host: string, port: number): boolean {
+  const js = `require('node:net').connect(${port}, '${host}').on('connect', () => { console.log('connected'); process.exit(0); }).on('error', () => process.exit(1)).setTimeout(10000, () => process.exit(1))`;
+  return sh(["ip", "netns", "exec", ns, process.execPath, "-e", js], { allowFail: true }).includes("connected");
+}

@@ -69,7 +69,7 @@ export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, t
 export { aftrAddress, B4_ADDRESS, type DSLiteTunnelSpec } from "./kinds/dslite-tunnel.js";
 export type { TunnelInterfaceSpec } from "./kinds/tunnel-interface.js";
 export type { VRFSpec } from "./kinds/vrf.js";
-export type { VXLANTunnelSpec } from "./kinds/vxlan-tunnel.js";
+export { vxlanClampMss, type VXLANTunnelSpec } from "./kinds/vxlan-tunnel.js";
 export { PPPOE_CLIENT_DAEMON, PPPOE_ROUTE_METRIC, lcpEcho, pppoeClientConfig, sessionFact, type PPPoESessionSpec } from "./kinds/pppoe-session.js";
 export { DNSMASQ, dnsmasqIntents, staticAddressOf } from "./lan-services.js";
 export { DHCPV4_CLIENT_DAEMON, RESOLV_CONF, dhcpClientOn, leaseRoutes, type DHCPv4ClientSpec } from "./kinds/dhcpv4-client.js";

@@ -5,6 +5,8 @@ export const NFT_TABLES = {
   nat: { family: "ip", table: "routerd_nat" },
   filter: { family: "inet", table: "routerd_filter" },
   policy: { family: "ip", table: "routerd_policy" },
+  // Bridged paths (VXLANTunnel tcpMSSClamp): only the bridge family sees frames a bridge forwards.
+  mss: { family: "bridge", table: "routerd_mss" },
 } as const;
 
 export type NftTableRole = keyof typeof NFT_TABLES;

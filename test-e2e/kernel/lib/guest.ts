@@ -3,7 +3,7 @@
 // what finished. Entry point of the bundle that vm.ts builds; never imported by the host's tests.
 import { readFileSync, writeFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { RESULTS_FILE, type GuestReport, type ScenarioSet } from "./scenarios.js";
+import { chosenScenarios, RESULTS_FILE, type GuestReport, type ScenarioSet } from "./scenarios.js";
 
 function timeout(ms: number, name: string): { promise: Promise<never>; clear(): void } {
   let timer: NodeJS.Timeout | undefined;
@@ -27,8 +27,7 @@ export async function runGuest(set: ScenarioSet, sharedDir: string): Promise<num
   };
   save();
   let failed = 0;
-  const only = process.env.ROUTERD_KERNEL_LAB_ONLY;
-  for (const scenario of set.scenarios.filter((s) => !only || s.name.includes(only))) {
+  for (const scenario of chosenScenarios(set)) {
     const log: string[] = [];
     const started = Date.now();
     process.stdout.write(`=== ${scenario.name}\n`);

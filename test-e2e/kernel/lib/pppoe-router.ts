@@ -95,10 +95,33 @@ export class PppoeRouter {
     return /1 received/.test(sh(["ip", "netns", "exec", this.lan, "ping", "-c1", "-W2", INTERNET], { allowFail: true }));
   }
 
+  /** The events routerd-pppoe-client logged (its daemon.log), oldest first. */
+  daemonEvents(): { topic: string; attributes: Record<string, string> }[] {
+    const path = join(this.dirs.stateDir, "pppoe-client", "isp", "daemon.log");
+    if (!existsSync(path)) return [];
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"topic"') && l.endsWith("}")) // a line still being written is left for later
+      .map((l) => JSON.parse(l) as { topic: string; attributes: Record<string, string> });
+  }
+
   serveLog(): string {
     const daemonLog = join(this.dirs.stateDir, "pppoe-client", "isp", "daemon.log");
     const daemon = existsSync(daemonLog) ? readFileSync(daemonLog, "utf8").split("\n").filter((l) => !l.includes('"pppd":true')).join("\n").slice(-4000) : "(no daemon log)";
-    return `${(this.serve?.log ?? []).join("").slice(-4000)}\n--- pppoe-client daemon.log:\n${daemon}`;
+    return [
+      (this.serve?.log ?? []).join("").slice(-4000),
+      `--- resources not Ready:\n${this.unready().join("\n") || "(none)"}`,
+      `--- rtr IPv6:\n${sh(["ip", "-n", this.rtr, "-6", "addr"], { allowFail: true })}${sh(["ip", "-n", this.rtr, "-6", "route"], { allowFail: true })}`,
+      `--- pppoe-client daemon.log:\n${daemon}`,
+    ].join("\n");
+  }
+
+  /** What routerd's status says of every resource that is not Ready (the reason a reconcile keeps failing). */
+  unready(): string[] {
+    const path = join(this.dirs.stateDir, "status.json");
+    if (!existsSync(path)) return [];
+    const { statuses } = JSON.parse(readFileSync(path, "utf8")) as { statuses: { owner: string; phase: string }[] };
+    return statuses.filter((x) => x.phase !== "Ready").map((x) => JSON.stringify(x).slice(0, 600));
   }
 
   async destroy(): Promise<void> {

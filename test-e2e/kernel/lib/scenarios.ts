@@ -27,6 +27,15 @@ export function defineScenarios(scenarios: Scenario[]): ScenarioSet {
   return { scenarios };
 }
 
+/**
+ * A developer's filter (ROUTERD_KERNEL_LAB_ONLY): the scenarios whose name contains one of its
+ * `|`-separated parts; all of them without a filter.
+ */
+export function chosenScenarios(set: ScenarioSet, filter = process.env.ROUTERD_KERNEL_LAB_ONLY): Scenario[] {
+  const parts = filter?.split("|").filter(Boolean) ?? [];
+  return parts.length ? set.scenarios.filter((s) => parts.some((p) => s.name.includes(p))) : set.scenarios;
+}
+
 /** What the guest reports per scenario (results.json in the shared directory). */
 export interface ScenarioResult {
   ok: boolean;

@@ -2,7 +2,7 @@
 // test, and a VM that cannot start fails every scenario with the reason (never a silent skip).
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, it } from "vitest";
-import type { ScenarioSet } from "./scenarios.js";
+import { chosenScenarios, type ScenarioSet } from "./scenarios.js";
 import { runScenariosInVm, type VmRun } from "./vm.js";
 
 /** Boot, Node's start under emulation (up to ~3 s cold) and shutdown, on top of the scenarios' own bounds. */
@@ -19,11 +19,9 @@ function summary(title: string, run: VmRun): string {
   return [`kernel-lab ${title}: ${boot}VM wall ${(run.wallMs / 1000).toFixed(1)} s, exit ${run.code}`, ...each.map((l) => `  ${l}`)].join("\n");
 }
 
-/** A developer's filter (ROUTERD_KERNEL_LAB_ONLY=text): only scenarios whose name contains it run; vitest shows the rest as skipped. */
-const ONLY = process.env.ROUTERD_KERNEL_LAB_ONLY;
-
 export function vmSuite(title: string, scenarioModule: URL, set: ScenarioSet): void {
-  const chosen = ONLY ? set.scenarios.filter((s) => s.name.includes(ONLY)) : set.scenarios;
+  // ROUTERD_KERNEL_LAB_ONLY="part|part": only the scenarios it names run; vitest shows the rest as skipped.
+  const chosen = chosenScenarios(set);
   const budgetMs = VM_OVERHEAD_MS + chosen.reduce((sum, s) => sum + s.timeoutMs, 0);
   describe(`${title} (full kernel)`, () => {
     let run: VmRun = { code: 125, output: "the VM was never started (beforeAll did not finish)", wallMs: 0 };

@@ -13,6 +13,19 @@ const RETRY_EVERY_MS = 200;
 const CALL_TIMEOUT_MS = 10_000;
 
 /**
+ * An IPv6 address as iproute2 prints it (RFC 5952): pppd writes every group (fe80::0000:0000:0000:0001), and
+ * routes built from that text would never compare equal to what the kernel reports. The URL parser
+ * serializes an IPv6 host in that canonical form; anything that is not an address is kept as it is.
+ */
+export function canonicalIpv6(text: string): string {
+  try {
+    return new URL(`http://[${text}]/`).hostname.slice(1, -1);
+  } catch {
+    return text;
+  }
+}
+
+/**
  * The report for one hook run. pppd's arguments: interface, tty, speed, local address, remote address,
  * ipparam (for ipv6-*, the link-local addresses). Variables: IPLOCAL, IPREMOTE, DNS1, DNS2 (usepeerdns),
  * LLLOCAL, LLREMOTE (IPv6), PPPD_PID.
@@ -22,8 +35,8 @@ export function hookArgs(event: string, argv: string[], env: NodeJS.ProcessEnv):
   const [ifname = env.IFNAME ?? "", , , local = "", remote = ""] = argv;
   const out: Record<string, string> = { event, ifname };
   if (event.startsWith("ipv6-")) {
-    out.localLinkLocal = env.LLLOCAL ?? local;
-    out.peerLinkLocal = env.LLREMOTE ?? remote;
+    out.localLinkLocal = canonicalIpv6(env.LLLOCAL ?? local);
+    out.peerLinkLocal = canonicalIpv6(env.LLREMOTE ?? remote);
   } else {
     out.local = env.IPLOCAL ?? local;
     out.remote = env.IPREMOTE ?? remote;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { CommandRequest, DaemonService } from "@routerd/rpc";
 import { describe, expect, it } from "vitest";
-import { hookArgs } from "./report.js";
+import { canonicalIpv6, hookArgs } from "./report.js";
 import { callCommand, encodeCommandRequest } from "./wire.js";
 
 describe("CommandRequest encoding", () => {
@@ -67,12 +67,14 @@ describe("hook arguments", () => {
     expect(hookArgs("mpd-down", ["ng0", "inet6", "fe80::2%ng0", "fe80::1%ng0", "alice", "peer"], {})).toEqual({ event: "ipv6-down", ifname: "ng0", localLinkLocal: "fe80::2", peerLinkLocal: "fe80::1" });
   });
 
-  it("ipv6-up takes the link-local addresses", () => {
-    expect(hookArgs("ipv6-up", ["ppp0", "wan0", "0", "fe80::2", "fe80::1", "wan"], { LLLOCAL: "fe80::2", LLREMOTE: "fe80::1" })).toEqual({
+  it("ipv6-up takes the link-local addresses, in the kernel's canonical text", () => {
+    expect(hookArgs("ipv6-up", ["ppp0", "wan0", "0", "fe80::2", "fe80::1", "wan"], { LLLOCAL: "fe80::0000:0000:0000:0002", LLREMOTE: "FE80::0000:0000:0000:0001" })).toEqual({
       event: "ipv6-up",
       ifname: "ppp0",
       localLinkLocal: "fe80::2",
       peerLinkLocal: "fe80::1",
     });
+    expect(canonicalIpv6("fe80::9cad:ba0d:987c:0623")).toBe("fe80::9cad:ba0d:987c:623");
+    expect(canonicalIpv6("not an address")).toBe("not an address");
   });
 });

@@ -73,11 +73,20 @@ describe("VXLANTunnel", () => {
     ]);
   });
 
-  it("refuses peers of the other family and MSS clamping it cannot do", () => {
+  it("refuses peers of the other family, and MSS clamping without the bridge and mtu it needs", () => {
     expect(errors([{ kind: "VXLANTunnel", name: "vx0", spec: { vni: 1, localAddress: "192.0.2.1", underlayInterface: "wan", peers: ["2001:db8::2"], tcpMSSClamp: true } }])).toEqual([
       "VXLANTunnel/vx0 spec.peers[0]: peer 2001:db8::2 is not of the local address's family",
-      "VXLANTunnel/vx0 spec.tcpMSSClamp: routerd does not clamp MSS on VXLAN yet",
+      "VXLANTunnel/vx0 spec.tcpMSSClamp: tcpMSSClamp clamps traffic bridged through the tunnel, and this tunnel is in no bridge",
+      "VXLANTunnel/vx0 spec.tcpMSSClamp: tcpMSSClamp needs the tunnel's mtu: the clamped MSS is mtu minus 40 (IPv4) or 60 (IPv6)",
     ]);
+    expect(errors([{ kind: "VXLANTunnel", name: "vx0", spec: { vni: 1, localAddress: "192.0.2.1", underlayInterface: "wan", bridge: "br", mtu: 500, tcpMSSClamp: true } }])).toEqual([
+      "VXLANTunnel/vx0 spec.mtu: mtu 500 leaves an IPv6 MSS below 536 bytes",
+    ]);
+  });
+
+  it("with tcpMSSClamp also wants routerd's bridge MSS table", () => {
+    const got = intents([{ kind: "VXLANTunnel", name: "vx0", spec: { vni: 42, localAddress: "192.0.2.1", underlayInterface: "wan", peers: ["192.0.2.2"], bridge: "br", mtu: 1450, tcpMSSClamp: true } }]);
+    expect(got.filter((i) => i.kind === "nft.table")).toEqual([{ kind: "nft.table", name: "bridge/routerd_mss", family: "bridge", table: "routerd_mss" }]);
   });
 });
 

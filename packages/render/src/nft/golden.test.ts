@@ -3,7 +3,7 @@
 // (`{ "service": ["backend", ...] }`). `ROUTERD_UPDATE_GOLDEN=1 npx vitest run --project unit packages/render` rewrites them.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, makeConfigView } from "@routerd/api";
+import { loadConfig, makeConfigView, NFT_TABLES, vxlanClampMss, type ConfigView, type NftTableRole, type VXLANTunnelSpec } from "@routerd/api";
 import { describe, expect, it } from "vitest";
 import { ingressWithDown } from "./golden-support.js";
 import { defaultSelection } from "./policy-table.js";
@@ -11,7 +11,16 @@ import { renderDesiredTables } from "./tables.js";
 
 const TESTDATA = new URL("../testdata", import.meta.url).pathname;
 const UPDATE = process.env.ROUTERD_UPDATE_GOLDEN === "1";
-const ALL_TABLES = ["ip/routerd_nat", "inet/routerd_filter", "ip/routerd_policy"];
+const ALL_TABLES = Object.values(NFT_TABLES).map((t) => `${t.family}/${t.table}`);
+
+/** How many resources of a folder's config a table renders (none: it has no golden file). */
+const RELEVANT: Record<NftTableRole, (view: ConfigView) => number> = {
+  nat: (v) => v.all("NAT44Rule").length + v.all("PortForward").length + v.all("IngressService").length,
+  filter: (v) => v.all("FirewallPolicy").length + v.all("FirewallZone").length + v.all("IngressService").length,
+  policy: (v) => v.all("EgressRoutePolicy").length,
+  mss: (v) => v.all<VXLANTunnelSpec>("VXLANTunnel").filter((x) => vxlanClampMss(x.spec)).length,
+};
+const ROLE_OF = new Map(Object.entries(NFT_TABLES).map(([role, t]) => [`${t.family}/${t.table}`, role as NftTableRole]));
 
 describe.each(readdirSync(TESTDATA).sort())("golden %s", (name) => {
   const dir = join(TESTDATA, name);
@@ -24,11 +33,7 @@ describe.each(readdirSync(TESTDATA).sort())("golden %s", (name) => {
 
   it.each(ALL_TABLES)("renders %s as in the golden file", (table) => {
     const expectedPath = join(dir, `${table.replace("/", "-")}.nft`);
-    const services = view.all("IngressService").length;
-    const relevant = table === "ip/routerd_nat" ? view.all("NAT44Rule").length + view.all("PortForward").length + services
-      : table === "inet/routerd_filter" ? view.all("FirewallPolicy").length + view.all("FirewallZone").length + services
-      : view.all("EgressRoutePolicy").length;
-    if (!relevant) {
+    if (!RELEVANT[ROLE_OF.get(table)!](view)) {
       expect(existsSync(expectedPath)).toBe(false);
       return;
     }

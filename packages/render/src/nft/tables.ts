@@ -3,6 +3,7 @@ import { NFT_TABLES, type ConfigView, type NftTableRole } from "@routerd/api";
 import { artifactNames } from "@routerd/resource";
 import { renderFilterTable, type ServiceHole } from "./filter-table.js";
 import type { IngressSelection } from "./ingress.js";
+import { renderMssTable } from "./mss-table.js";
 import { renderNatTable } from "./nat-table.js";
 import { renderPolicyTable, type EgressSelection } from "./policy-table.js";
 
@@ -25,6 +26,7 @@ const RENDERERS: Record<NftTableRole, (input: TableRenderInput) => { content: st
   nat: (i) => renderNatTable(i.view, i.ingress),
   filter: (i) => renderFilterTable(i.view, i.holes, i.ingress),
   policy: (i) => renderPolicyTable(i.view, i.selection),
+  mss: (i) => renderMssTable(i.view),
 };
 
 /** Rendered content keyed by artifact name (`ip/routerd_nat`), for the tables in `wanted`. */
