@@ -124,6 +124,31 @@ export class IntSchema extends Schema<number> {
   }
 }
 
+/** A number that may have a fraction (a sampling rate, say). */
+export class NumberSchema extends Schema<number> {
+  constructor(private readonly opts: { min?: number; max?: number } = {}) {
+    super();
+  }
+  parse(value: unknown, path: Path, ctx: ParseContext): number | undefined {
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      ctx.issues.push({ path: [...path], message: `must be a number, not ${typeName(value)}` });
+      return undefined;
+    }
+    const { min, max } = this.opts;
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      ctx.issues.push({ path: [...path], message: `${value} is out of range ${min ?? "-∞"}..${max ?? "∞"}` });
+      return undefined;
+    }
+    return value;
+  }
+  jsonSchema(): JsonSchema {
+    const s: JsonSchema = { type: "number" };
+    if (this.opts.min !== undefined) s.minimum = this.opts.min;
+    if (this.opts.max !== undefined) s.maximum = this.opts.max;
+    return this.withDescription(s);
+  }
+}
+
 export class BoolSchema extends Schema<boolean> {
   parse(value: unknown, path: Path, ctx: ParseContext): boolean | undefined {
     if (typeof value !== "boolean") {
@@ -468,6 +493,7 @@ export function kindPhrase(kinds: readonly string[]): string {
 export const t = {
   string: (opts?: ConstructorParameters<typeof StringSchema>[0]) => new StringSchema(opts),
   int: (opts?: { min?: number; max?: number }) => new IntSchema(opts),
+  number: (opts?: { min?: number; max?: number }) => new NumberSchema(opts),
   bool: () => new BoolSchema(),
   enum: <E extends string>(...values: E[]) => new EnumSchema<E>(values),
   ref: (...kinds: string[]) => new RefSchema(kinds),
