@@ -16,6 +16,7 @@ export class SendTimeout extends Error {
 /** `work`, or a SendTimeout after `ms` (the work itself is left to settle or be torn down by `onTimeout`). */
 export function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  work.catch(() => undefined); // a late failure after the timeout is not an unhandled rejection
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onTimeout?.();
