@@ -67,7 +67,7 @@ export class Server {
   constructor(private readonly opts: ServeOptions) {
     const t = opts.telemetry;
     if (t) this.telemetry = new ServeTelemetry(t.pipeline, opts.host.runDir, t.metricsListen, opts.logger, () => this.metrics());
-    this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: () => this.telemetry!.env() } : {}) }, opts.logger);
+    this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: (daemon: string) => this.telemetry!.env(daemon) } : {}) }, opts.logger);
     this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
   }
 

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { telemetrySettings, type ConfigView } from "@routerd/api";
 import {
+  EMPTY_SETTINGS,
   SETTINGS_ENV,
   environmentFile,
   otelEnvironment,
@@ -27,7 +28,7 @@ export function defaultMetricsListen(runDir: string): string {
 export class ServeTelemetry {
   private server?: MetricsServer;
   private starting?: Promise<void>;
-  private otel: Record<string, string> = {};
+  private settings = EMPTY_SETTINGS;
 
   constructor(
     readonly pipeline: Pipeline,
@@ -38,18 +39,18 @@ export class ServeTelemetry {
     private readonly collect: () => MetricFamily[] = () => [],
   ) {}
 
-  /** The environment spawned daemons get. */
-  env(): NodeJS.ProcessEnv {
-    return { ...process.env, [SETTINGS_ENV]: settingsPath(this.runDir), ...this.otel };
+  /** The environment a spawned daemon gets: the settings file, and OTEL_* when a pipeline exports OTLP. */
+  env(daemon: string): NodeJS.ProcessEnv {
+    return { ...process.env, [SETTINGS_ENV]: settingsPath(this.runDir), ...otelEnvironment(this.settings, `routerd-${daemon}`) };
   }
 
   async apply(view: ConfigView): Promise<void> {
     const settings = telemetrySettings(view);
     this.pipeline.configure(settings);
     writeSettings(settingsPath(this.runDir), settings);
-    this.otel = otelEnvironment(settings);
-    // systemd units read it with EnvironmentFile=-/run/routerd/telemetry.env (OTEL_SERVICE_NAME is per unit).
-    writeFileSync(join(this.runDir, "routerd", "telemetry.env"), environmentFile({ [SETTINGS_ENV]: settingsPath(this.runDir), ...this.otel }), { mode: 0o644 });
+    this.settings = settings;
+    // systemd units read it with EnvironmentFile=-/run/routerd/routerd/telemetry.env (OTEL_SERVICE_NAME is per unit).
+    writeFileSync(join(this.runDir, "routerd", "telemetry.env"), environmentFile({ [SETTINGS_ENV]: settingsPath(this.runDir), ...otelEnvironment(settings) }), { mode: 0o644 });
     await this.starting;
     if (settings.metrics && !this.server) this.starting = this.startServer();
     else if (!settings.metrics && this.server) {

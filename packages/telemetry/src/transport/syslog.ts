@@ -94,7 +94,7 @@ function localTransport(t: SyslogTarget): Transport {
   let failure: string | undefined;
   const start = (): ChildProcessWithoutNullStreams => {
     // --prio-prefix: each line starts with <PRI>; logger adds the local header (timestamp, tag[pid]).
-    const args = ["--socket-path", t.address, "--prio-prefix", "--tag", t.tag, `--id=${process.pid}`, "--socket-errors=on"];
+    const args = ["--socket", t.address, "--prio-prefix", "--tag", t.tag, `--id=${process.pid}`, "--socket-errors=on"];
     if (t.network === "unixgram") args.push("--udp");
     const c = spawn("logger", args, { stdio: ["pipe", "ignore", "pipe"] }) as unknown as ChildProcessWithoutNullStreams;
     c.stderr?.on("data", (d: Buffer) => (failure = d.toString().trim().slice(0, 200)));
