@@ -142,3 +142,4 @@ export {
   type HostRuntime,
   type KernelModuleNeed,
 } from "./derived-runtime.js";
+export { DEFAULT_SYSLOG_SOCKET, telemetrySettings, type ObservabilityPipelineSpec, type TelemetrySettings } from "./kinds/observability-pipeline.js";

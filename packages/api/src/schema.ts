@@ -100,16 +100,18 @@ export class StringSchema extends Schema<string> {
   }
 }
 
-export class IntSchema extends Schema<number> {
-  constructor(private readonly opts: { min?: number; max?: number } = {}) {
+/** A number within optional bounds; `integer` refuses fractions (IntSchema). */
+export class NumberSchema extends Schema<number> {
+  constructor(private readonly opts: { min?: number; max?: number; integer?: boolean } = {}) {
     super();
   }
   parse(value: unknown, path: Path, ctx: ParseContext): number | undefined {
-    if (typeof value !== "number" || !Number.isInteger(value)) {
-      ctx.issues.push({ path: [...path], message: `must be an integer, not ${typeof value === "number" ? value : typeName(value)}` });
+    const { min, max, integer } = this.opts;
+    if (typeof value !== "number" || !(integer ? Number.isInteger(value) : Number.isFinite(value))) {
+      const shown = typeof value === "number" ? value : typeName(value);
+      ctx.issues.push({ path: [...path], message: integer ? `must be an integer, not ${shown}` : `must be a number, not ${shown}` });
       return undefined;
     }
-    const { min, max } = this.opts;
     if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
       ctx.issues.push({ path: [...path], message: `${value} is out of range ${min ?? "-∞"}..${max ?? "∞"}` });
       return undefined;
@@ -117,10 +119,16 @@ export class IntSchema extends Schema<number> {
     return value;
   }
   jsonSchema(): JsonSchema {
-    const s: JsonSchema = { type: "integer" };
+    const s: JsonSchema = { type: this.opts.integer ? "integer" : "number" };
     if (this.opts.min !== undefined) s.minimum = this.opts.min;
     if (this.opts.max !== undefined) s.maximum = this.opts.max;
     return this.withDescription(s);
+  }
+}
+
+export class IntSchema extends NumberSchema {
+  constructor(opts: { min?: number; max?: number } = {}) {
+    super({ ...opts, integer: true });
   }
 }
 
@@ -468,6 +476,7 @@ export function kindPhrase(kinds: readonly string[]): string {
 export const t = {
   string: (opts?: ConstructorParameters<typeof StringSchema>[0]) => new StringSchema(opts),
   int: (opts?: { min?: number; max?: number }) => new IntSchema(opts),
+  number: (opts?: { min?: number; max?: number }) => new NumberSchema(opts),
   bool: () => new BoolSchema(),
   enum: <E extends string>(...values: E[]) => new EnumSchema<E>(values),
   ref: (...kinds: string[]) => new RefSchema(kinds),

@@ -1,5 +1,6 @@
 // The public shape of runDaemon: options in, a context for daemon code, a handle for whoever started it.
 import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { Pipeline } from "@routerd/telemetry";
 import type { Logger } from "pino";
 import type { StatusApi } from "./status-model.js";
 import type { DaemonEvent, EventInput, JsonObject, JsonValue } from "./types.js";
@@ -57,6 +58,11 @@ export interface RunDaemonOptions {
   /** Budget for onStop plus closing the server. Default 10000 ms. */
   stopTimeoutMs?: number;
   events?: EventOptions;
+  /**
+   * The process's ObservabilityPipeline (routerd serve passes its own). Without it the daemon follows the
+   * settings file named by ROUTERD_TELEMETRY in `env`, when set.
+   */
+  telemetry?: Pipeline;
   /** Delay to coalesce status writes to state.json. Default 50 ms. */
   stateFlushDelayMs?: number;
   /** Environment read for NOTIFY_SOCKET. Default process.env. */

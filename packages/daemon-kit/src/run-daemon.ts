@@ -22,7 +22,8 @@ import { prepareSocketPath, removeOwnSocket, resolveGroup, secureSocket } from "
 import { StatusModel } from "./status-model.js";
 import { StateKeeper, loadState } from "./state-file.js";
 import { notifyReady } from "./systemd-notify.js";
-import type { JsonValue, Severity } from "./types.js";
+import { daemonTelemetry, type DaemonTelemetry } from "./telemetry.js";
+import type { JsonObject, JsonValue, Severity } from "./types.js";
 
 const LOG_LEVEL: Record<Severity, "debug" | "info" | "warn" | "error"> = {
   debug: "debug",
@@ -67,6 +68,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
   }
 
   let eventLog: EventLog | undefined;
+  let telemetry: DaemonTelemetry | undefined;
   let server: Server | undefined;
   try {
     const preparation = await prepareSocketPath(socketPath);
@@ -91,6 +93,14 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
     bus.subscribe((e) =>
       logger[LOG_LEVEL[e.severity]]({ seq: e.seq, topic: e.topic, resource: e.resource, event: e.message, attributes: e.attributes }, "daemon event"),
     );
+    // The ObservabilityPipeline: the caller's (serve), or the one serve configured for this daemon.
+    telemetry = options.telemetry ? undefined : daemonTelemetry({ daemon: options.name, instance: options.instance }, options.logger ?? logger, options.env ?? process.env);
+    const pipeline = options.telemetry ?? telemetry?.pipeline;
+    if (pipeline) bus.subscribe((e) => pipeline.event(e));
+    const liveDetails = (): JsonObject => ({
+      ...(pipeline?.active ? { telemetry: pipeline.stats() as unknown as JsonValue } : {}),
+      ...options.liveDetails?.(),
+    });
 
     const state = new StateKeeper(stateDir, loaded.document?.data ?? null, {
       daemon: options.name,
@@ -182,7 +192,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
               startedAt,
               conditions: model.conditions(),
               resources: model.resources(),
-              details: options.liveDetails ? { ...model.details, ...options.liveDetails() } : model.details,
+              details: { ...model.details, ...liveDetails() },
               commands: commandNames(handlers),
               lastEventSeq: bus.lastSeq,
               memory: process.memoryUsage(),
@@ -228,6 +238,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
       flush: () => {
         state.flush();
         eventLog?.close();
+        void telemetry?.close();
       },
       reload,
     });
@@ -244,6 +255,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
       await removeOwnSocket(socketPath, statSync(socketPath, { throwIfNoEntry: false })?.ino).catch(() => undefined);
     }
     eventLog?.close();
+    void telemetry?.close();
     lock.release();
     throw err;
   }

@@ -30,6 +30,11 @@ export const serveCommand: Command = {
     "node-name": { type: "string", valueName: "NAME", description: "this node's name in the cluster lease (default: host name)" },
     "stop-daemons-on-exit": { type: "boolean", description: "stop supervised daemons when serve stops (default: leave them running)" },
     "log-level": { type: "string", default: "info", valueName: "LEVEL", description: "pino log level" },
+    "metrics-listen": {
+      type: "string",
+      valueName: "ADDR",
+      description: "where the Prometheus endpoint listens when an ObservabilityPipeline lists metrics: unix:PATH or a loopback HOST:PORT (default unix:<run-dir>/routerd/metrics.sock)",
+    },
     ...KEEP_OPTION,
     ...COMMON_OPTIONS,
   },
@@ -47,8 +52,28 @@ export const serveCommand: Command = {
       return 1;
     }
     // The loop and its gRPC/daemon machinery load only for serve, not for every CLI command.
-    const [{ Server, defaultNodeName, serveHost }, { pino }] = await Promise.all([import("../serve/serve.js"), import("pino")]);
-    const logger = pino({ name: "routerd", level: String(v["log-level"]) }, pino.destination(2));
+    const [{ Server, defaultNodeName, serveHost }, { pino }, { Pipeline, parseListen }, { defaultMetricsListen }] = await Promise.all([
+      import("../serve/serve.js"),
+      import("pino"),
+      import("@routerd/telemetry"),
+      import("../serve/telemetry.js"),
+    ]);
+    const metricsListen = (v["metrics-listen"] as string | undefined) ?? defaultMetricsListen(String(v["run-dir"]));
+    try {
+      parseListen(metricsListen);
+    } catch (err) {
+      io.err(`--metrics-listen ${(err as Error).message}`);
+      return 1;
+    }
+    // serve's log lines go to stderr and, through the pipeline, to the ObservabilityPipeline's sinks.
+    const pipeline = new Pipeline({ daemon: "routerd", instance: "core" });
+    const logger = pino(
+      { name: "routerd", level: String(v["log-level"]) },
+      pino.multistream([
+        { level: "trace", stream: pino.destination(2) },
+        { level: "trace", stream: pipeline.logStream() },
+      ]),
+    );
     const server = new Server({
       configPath,
       host: serveHost({ root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }),
@@ -57,6 +82,7 @@ export const serveCommand: Command = {
       stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),
       keepGenerations: parseKeep(v["keep-generations"]),
       logger,
+      telemetry: { pipeline, metricsListen },
     });
     await server.run();
     return 0;

@@ -26,6 +26,8 @@ import { nextDueAt, shouldCycle, sleepMs } from "./schedule.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 import { VrrpRoles } from "./vrrp-roles.js";
+import { ServeTelemetry } from "./telemetry.js";
+import type { MetricFamily, Pipeline } from "@routerd/telemetry";
 
 export interface ServeOptions {
   configPath: string;
@@ -35,6 +37,8 @@ export interface ServeOptions {
   stopDaemonsOnExit: boolean;
   logger: Logger;
   keepGenerations?: number;
+  /** The ObservabilityPipeline runtime: serve's own pipeline (its logger writes into it too) and where metrics are served. */
+  telemetry?: { pipeline: Pipeline; metricsListen: string };
 }
 
 export class Server {
@@ -58,9 +62,12 @@ export class Server {
   private ctx?: DaemonContext;
   private readonly generations: ServeGenerations;
   private lastCycleAt = 0;
+  private readonly telemetry?: ServeTelemetry;
 
   constructor(private readonly opts: ServeOptions) {
-    this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir }, opts.logger);
+    const t = opts.telemetry;
+    if (t) this.telemetry = new ServeTelemetry(t.pipeline, opts.host.runDir, t.metricsListen, opts.logger, () => this.metrics());
+    this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: (daemon: string) => this.telemetry!.env(daemon) } : {}) }, opts.logger);
     this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
   }
 
@@ -80,6 +87,7 @@ export class Server {
       commands: { reconcile: () => this.kick() },
       onReload: () => this.kick(),
       onStop: () => this.wake?.(),
+      ...(this.telemetry ? { telemetry: this.telemetry.pipeline } : {}),
     });
     this.ctx = daemon;
     this.supervisor.start();
@@ -103,6 +111,19 @@ export class Server {
     else this.supervisor.detach();
     this.lease?.release();
     await daemon.done;
+    await this.telemetry?.close();
+  }
+
+  /** Serve's gauges for the Prometheus endpoint. */
+  private metrics(): MetricFamily[] {
+    const phases = new Map<string, number>();
+    for (const r of this.ctx?.status.resources() ?? []) phases.set(r.phase, (phases.get(r.phase) ?? 0) + 1);
+    return [
+      { name: "routerd_resources", help: "Resources by their last phase.", type: "gauge", samples: [...phases].map(([phase, value]) => ({ labels: { phase }, value })) },
+      { name: "routerd_daemons", help: "Daemons serve supervises.", type: "gauge", samples: [{ value: this.supervisor.running().length }] },
+      { name: "routerd_daemon_restarts_total", help: "Restarts of supervised daemons.", type: "counter", samples: this.supervisor.running().map((d) => ({ labels: { daemon: d.daemon, instance: d.instance }, value: d.restarts })) },
+      { name: "process_resident_memory_bytes", help: "Resident memory of routerd serve.", type: "gauge", samples: [{ value: process.memoryUsage().rss }] },
+    ];
   }
 
   private sleep(ms: number): Promise<void> {
@@ -156,6 +177,7 @@ export class Server {
       return;
     }
     this.config = result.config;
+    void this.telemetry?.apply(makeConfigView(result.config)).catch((err: unknown) => this.opts.logger.error({ err }, "telemetry settings not applied"));
     ctx.events.emit({ topic: "config.loaded", message: `${result.config.resources.length} resources` });
     const cluster = makeConfigView(result.config).all<RouterdClusterSpec>("RouterdCluster")[0];
     if (cluster) {
@@ -260,7 +282,7 @@ export class Server {
 
   /** Status fields only serve knows: its uplink choices' transition times, its IngressService backends' health. */
   private facts(config: RouterConfig, health: Map<string, HealthState>, ingress: IngressSelection): Map<string, Record<string, unknown>> {
-    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date())]);
+    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date()), ...(this.telemetry?.facts() ?? [])]);
   }
 
   /** When each policy last moved to its current candidate (its status's lastTransitionAt). */

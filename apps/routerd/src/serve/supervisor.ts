@@ -65,7 +65,8 @@ export class Supervisor {
   private logsCheckedAt = 0;
 
   constructor(
-    private readonly dirs: { runDir: string; stateDir: string },
+    /** env: what daemons it starts get (the telemetry settings and OTEL_* variables); default its own. */
+    private readonly dirs: { runDir: string; stateDir: string; env?: (daemon: string) => NodeJS.ProcessEnv },
     private readonly logger: Logger,
     private readonly clock: () => number = Date.now,
   ) {}
@@ -188,7 +189,7 @@ export class Supervisor {
     const fd = openSync(log, "a", 0o600);
     // Own process group: a kill -9 of serve does not take the daemons with it.
     const [exe, ...argv] = spec.command as [string, ...string[]];
-    const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd] });
+    const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env: this.dirs.env?.(spec.daemon) ?? process.env });
     closeSync(fd);
     child.unref();
     if (!child.pid) {

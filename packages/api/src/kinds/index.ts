@@ -30,6 +30,7 @@ import { ipv6DelegatedAddressKind } from "./ipv6-delegated-address.js";
 import { ipv6RouterAdvertisementKind } from "./ipv6-router-advertisement.js";
 import { nat44RuleKind } from "./nat44-rule.js";
 import { ntpClientKind } from "./ntp-client.js";
+import { observabilityPipelineKind } from "./observability-pipeline.js";
 import { packageKind } from "./package.js";
 import { portForwardKind } from "./port-forward.js";
 import { pppoeSessionKind } from "./pppoe-session.js";
@@ -90,6 +91,7 @@ export const KINDS: readonly KindDefinition<any>[] = [
   ntpClientKind,
   packageKind,
   tailscaleNodeKind,
+  observabilityPipelineKind,
 ];
 
 const BY_KIND = new Map(KINDS.map((k) => [k.kind, k]));

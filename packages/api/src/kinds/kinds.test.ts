@@ -151,6 +151,8 @@ describe("provides tables and published status", () => {
     BGPRouter: ["peers", "prefixes", "establishedPeers", "acceptedPrefixes", "observedAt"],
     BGPPeer: ["address", "state", "acceptedPrefixes", "observedAt"],
     DNSResolver: ["updatedAt"],
+    // Counted by the running pipeline in routerd serve.
+    ObservabilityPipeline: ["sinks"],
     DNSZone: ["updatedAt"],
     TunnelInterface: ["observedAddress", "observedPeerAddress", "underlayMTU"],
     // SAM node sets and the host firewall summary are not implemented (validation refuses peersFrom/selfNodeRef).
