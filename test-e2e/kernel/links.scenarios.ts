@@ -21,6 +21,49 @@ const tunnel = (name: string, spec: Record<string, unknown>) => ({ ...res("Tunne
 
 export default defineScenarios([
   {
+    name: "kernel modules: routerd loads the module a VRF needs and records it, records none it did not load, unloads none",
+    timeoutMs: 300_000,
+    async run(ctx) {
+      // Modules are global to the VM: this scenario runs first, before any other loads vrf (a VRF scenario's
+      // namespaces keep it busy long after they are deleted).
+      const loaded = () => readFileSync("/proc/modules", "utf8").split("\n").some((l) => l.startsWith("vrf "));
+      const lab = new Lab("mod", "kl");
+      try {
+        // An earlier scenario's namespaces (and their VRFs) go away asynchronously: vrf is busy until then.
+        for (let i = 0; i < 10 && loaded(); i++) {
+          sh(["modprobe", "-r", "vrf"], { allowFail: true });
+          if (loaded()) await new Promise((r) => setTimeout(r, 1000));
+        }
+        assert.equal(loaded(), false, "vrf is not loaded before the scenario");
+        const r = new Router(lab, "r");
+        const vrf = [res("Interface", "lo", { managed: false }), res("VRF", "blue", { routeTable: 100 })];
+        const planned = r.plan(vrf);
+        assert.equal(moduleInPlan(planned.text), "VRF/blue vrf create", "plan shows the module to load");
+        r.apply(vrf);
+        assert.equal(loaded(), true, "routerd loaded vrf");
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf")?.ownership, "created", "the ledger records routerd loaded it");
+        ctx.log(`ledger: ${JSON.stringify(readLedger(r.stateDir).get("linux.kernelModule", "vrf"))}`);
+        const again = r.plan(vrf);
+        assert.deepEqual([again.summary.create, again.summary.update, again.summary.delete], [0, 0, 0], `nothing left to do: ${again.text}`);
+
+        r.apply([res("Interface", "lo", { managed: false })]);
+        assert.equal(r.links().has("blue"), false, "the VRF is gone");
+        assert.equal(loaded(), true, "routerd never unloads a module (rmmod would delete every VRF on the host)");
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "the ledger forgot it");
+
+        // Loaded before routerd (by the step above, as by anyone): used, never recorded as routerd's.
+        assert.equal(moduleInPlan(r.plan(vrf).text), "VRF/blue vrf unchanged", "plan: present, nothing to do");
+        r.apply(vrf);
+        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "a module routerd did not load is not in the ledger");
+        r.apply([res("Interface", "lo", { managed: false })]);
+        assert.equal(loaded(), true, "and it stays loaded");
+      } finally {
+        await lab.cleanup();
+        sh(["modprobe", "-r", "vrf"], { allowFail: true });
+      }
+    },
+  },
+  {
     name: "TunnelInterface ipip, gre, ipip-in-FOU and ipip-in-GUE between two routers carry traffic; removal deletes exactly those links",
     timeoutMs: 900_000,
     async run(ctx) {
@@ -156,49 +199,6 @@ export default defineScenarios([
         assert.doesNotMatch(sh(["ip", "netns", "exec", a.ns, "nft", "list", "tables"]), /routerd_mss/);
       } finally {
         await lab.cleanup();
-      }
-    },
-  },
-  {
-    name: "kernel modules: routerd loads the module a VRF needs and records it, records none it did not load, unloads none",
-    timeoutMs: 300_000,
-    async run(ctx) {
-      // Modules are global to the VM: this scenario owns `vrf` while it runs (no VRF link exists between scenarios,
-      // so the test itself may unload it).
-      const loaded = () => readFileSync("/proc/modules", "utf8").split("\n").some((l) => l.startsWith("vrf "));
-      const lab = new Lab("mod", "kl");
-      try {
-        // An earlier scenario's namespaces (and their VRFs) go away asynchronously: vrf is busy until then.
-        for (let i = 0; i < 30 && loaded(); i++) {
-          sh(["modprobe", "-r", "vrf"], { allowFail: true });
-          if (loaded()) await new Promise((r) => setTimeout(r, 1000));
-        }
-        assert.equal(loaded(), false, "vrf is not loaded before the scenario");
-        const r = new Router(lab, "r");
-        const vrf = [res("Interface", "lo", { managed: false }), res("VRF", "blue", { routeTable: 100 })];
-        const planned = r.plan(vrf);
-        assert.equal(moduleInPlan(planned.text), "VRF/blue vrf create", "plan shows the module to load");
-        r.apply(vrf);
-        assert.equal(loaded(), true, "routerd loaded vrf");
-        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf")?.ownership, "created", "the ledger records routerd loaded it");
-        ctx.log(`ledger: ${JSON.stringify(readLedger(r.stateDir).get("linux.kernelModule", "vrf"))}`);
-        const again = r.plan(vrf);
-        assert.deepEqual([again.summary.create, again.summary.update, again.summary.delete], [0, 0, 0], `nothing left to do: ${again.text}`);
-
-        r.apply([res("Interface", "lo", { managed: false })]);
-        assert.equal(r.links().has("blue"), false, "the VRF is gone");
-        assert.equal(loaded(), true, "routerd never unloads a module (rmmod would delete every VRF on the host)");
-        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "the ledger forgot it");
-
-        // Loaded before routerd (by the step above, as by anyone): used, never recorded as routerd's.
-        assert.equal(moduleInPlan(r.plan(vrf).text), "VRF/blue vrf unchanged", "plan: present, nothing to do");
-        r.apply(vrf);
-        assert.equal(readLedger(r.stateDir).get("linux.kernelModule", "vrf"), undefined, "a module routerd did not load is not in the ledger");
-        r.apply([res("Interface", "lo", { managed: false })]);
-        assert.equal(loaded(), true, "and it stays loaded");
-      } finally {
-        await lab.cleanup();
-        sh(["modprobe", "-r", "vrf"], { allowFail: true });
       }
     },
   },

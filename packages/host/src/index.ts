@@ -11,7 +11,8 @@ export { observeLinkFacts } from "./observers/ip.js";
 export { LINK_TYPES, linkAddLine, linkNeedsRecreate, type LinkData } from "./links.js";
 export { observeWireGuardDevices, parseWgDump, WIREGUARD_GO_SOCKET_DIR, type WireGuardDeviceState, type WireGuardPeerState } from "./observers/wireguard.js";
 export { keyFacts, keyFingerprint, readKeyFile, wireGuardPublicKey } from "./wireguard/keys.js";
-export { hasPackageDatabase, installPackage, observePackages, parseDpkgQuery, readHostOs, type HostOs } from "./packages.js";
+export { hasPackageDatabase, installPackage, managersOf, observePackages, parseDpkgQuery, readHostOs, type HostOs } from "./packages.js";
+export { PACKAGE_MANAGERS, type ManagerName, type PackageManagerCommands } from "./package-managers.js";
 export {
   MODULE_SOURCES,
   detectHostServices,

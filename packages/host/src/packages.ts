@@ -1,9 +1,12 @@
-// OS packages: which OS the host (root) runs, which packages its dpkg database has installed, and installing
-// one with apt. routerd never uninstalls a package. With a root other than /, apt and dpkg work on that root
-// (its sources, lists, archives and dpkg database), so tests never touch the host's packages.
+// OS packages: which OS the host (root) runs, which packages its package database has installed, and installing
+// one (apt, dnf or FreeBSD pkg: package-managers.ts). routerd never uninstalls a package. With a root other
+// than /, the manager works on that root (its sources, lists and database), so tests never touch the host's.
 import { existsSync, readFileSync } from "node:fs";
-import { artifactNames, type Attributes, type ObservedArtifact } from "@routerd/resource";
+import type { Attributes, ObservedArtifact } from "@routerd/resource";
 import { rooted, type HostContext } from "./context.js";
+import { PACKAGE_MANAGERS, type ManagerName } from "./package-managers.js";
+
+export { parseDpkgQuery } from "./package-managers.js";
 
 export interface HostOs {
   id: string;
@@ -24,57 +27,45 @@ export function readHostOs(ctx: Pick<HostContext, "root">): HostOs | undefined {
   return id ? { id, like: (fields.get("ID_LIKE") ?? "").split(/\s+/).filter(Boolean) } : undefined;
 }
 
-const DPKG_DB = "/var/lib/dpkg";
+/** The managers whose database the root has. */
+export function managersOf(ctx: Pick<HostContext, "root">): ManagerName[] {
+  return (Object.keys(PACKAGE_MANAGERS) as ManagerName[]).filter((m) => existsSync(rooted(ctx, PACKAGE_MANAGERS[m].database)));
+}
 
-/** Does the root have a dpkg database (a Debian-family system routerd can observe packages on)? */
+/** Does the root have a package database routerd can observe packages in (dpkg, rpm or pkg)? */
 export function hasPackageDatabase(ctx: Pick<HostContext, "root">): boolean {
-  return existsSync(rooted(ctx, `${DPKG_DB}/status`));
+  return managersOf(ctx).length > 0;
 }
 
-/** Installed packages (dpkg status "ii") of the root's dpkg database, as `package` artifacts. */
-export async function observePackages(ctx: HostContext): Promise<ObservedArtifact[]> {
-  if (!hasPackageDatabase(ctx)) throw new Error(`no dpkg database at ${rooted(ctx, DPKG_DB)} (packages are observed with dpkg-query on Debian and Ubuntu only)`);
-  const r = await ctx.runner.run("dpkg-query", [`--admindir=${rooted(ctx, DPKG_DB)}`, "-W", "-f", "${Package}\\t${db:Status-Abbrev}\\t${Version}\\n"], { largeOutput: true });
-  if (r.code !== 0) throw new Error(`dpkg-query: ${r.stderr.trim() || `exit ${r.code}`}`);
-  return parseDpkgQuery(r.stdout);
-}
-
-export function parseDpkgQuery(text: string): ObservedArtifact[] {
-  const out: ObservedArtifact[] = [];
-  for (const line of text.split("\n")) {
-    const [name, status, version] = line.split("\t");
-    // "ii " installed; "rc " removed with its config left, "iU" unpacked only: not installed.
-    if (!name || !status?.startsWith("ii")) continue;
-    out.push({ kind: "package", name: artifactNames.package("apt", name), attributes: { manager: "apt", name, version: version ?? "" } });
+async function run(ctx: HostContext, argv: string[], largeOutput = false): Promise<string> {
+  const r = await ctx.runner.run(argv[0]!, argv.slice(1), largeOutput ? { largeOutput } : {});
+  if (r.code !== 0) {
+    const why = (r.stderr || r.stdout).trim().split("\n").filter((l) => /^(E|W):|error/i.test(l)).join("; ");
+    throw new Error(`${argv.join(" ")}: ${why || (r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
   }
+  return r.stdout;
+}
+
+/** Installed packages of every database the root has, as `package` artifacts (`apt/chrony`, `dnf/chrony`, ...). */
+export async function observePackages(ctx: HostContext): Promise<ObservedArtifact[]> {
+  const managers = managersOf(ctx);
+  if (!managers.length) throw new Error(`no package database under ${ctx.root} (dpkg, rpm or pkg)`);
+  const out: ObservedArtifact[] = [];
+  for (const m of managers) out.push(...PACKAGE_MANAGERS[m].parse(await run(ctx, PACKAGE_MANAGERS[m].list(ctx.root), true)));
   return out;
 }
 
-/** apt options that make apt and dpkg work on the root instead of the running system. */
-function aptRootOptions(ctx: HostContext): string[] {
-  if (ctx.root === "/" || ctx.root === "") return [];
-  const root = ctx.root.replace(/\/$/, "");
-  return ["-o", `Dir=${root}`, "-o", `DPkg::Options::=--root=${root}`, "-o", "DPkg::Options::=--force-not-root", "-o", "APT::Sandbox::User=root"];
-}
-
-// `apt-get update` once per root and process: a reconcile installing five packages reads the lists once.
-const updated = new Set<string>();
-
-async function apt(ctx: HostContext, args: string[]): Promise<void> {
-  const r = await ctx.runner.run("env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "-q", "-y", ...aptRootOptions(ctx), ...args]);
-  if (r.code !== 0) {
-    const why = (r.stderr || r.stdout).trim().split("\n").filter((l) => /^(E|W):/.test(l)).join("; ");
-    throw new Error(`apt-get ${args.join(" ")}: ${why || `exit ${r.code}`}`);
-  }
-}
+// The package lists are refreshed once per root, manager and process: a reconcile installing five packages reads them once.
+const refreshed = new Set<string>();
 
 export async function installPackage(ctx: HostContext, attrs: Attributes): Promise<void> {
-  const manager = String(attrs.manager);
-  const name = String(attrs.name);
-  if (manager !== "apt") throw new Error(`${manager} install ${name}: only apt is implemented in this version (install it by hand)`);
-  if (!updated.has(ctx.root)) {
-    await apt(ctx, ["update"]);
-    updated.add(ctx.root);
+  const manager = String(attrs.manager) as ManagerName;
+  const commands = PACKAGE_MANAGERS[manager];
+  if (!commands) throw new Error(`unknown package manager ${manager}`);
+  const key = `${manager}:${ctx.root}`;
+  if (!refreshed.has(key)) {
+    await run(ctx, commands.refresh(ctx.root));
+    refreshed.add(key);
   }
-  await apt(ctx, ["install", "--no-install-recommends", name]);
+  await run(ctx, commands.install(ctx.root, String(attrs.name)));
 }

@@ -54,7 +54,7 @@ export function packageIntent(owner: string, entry: { os: readonly string[]; man
 export const packageKind = defineKind<PackageSpec>({
   apiVersion: API_GROUPS.system,
   kind: "Package",
-  description: "OS packages to install (apt on Debian/Ubuntu here; never uninstalled). Packages the config itself needs are derived and shown by plan.",
+  description: "OS packages to install (apt on Debian/Ubuntu, dnf on Fedora/RHEL, pkg on FreeBSD; never uninstalled). Packages the config itself needs are derived and shown by plan.",
   class: "system",
   contract: { type: "ArtifactKinds", artifactKinds: ["package"] },
   supportsWhen: true,
@@ -63,7 +63,6 @@ export const packageKind = defineKind<PackageSpec>({
   provides: { packages: "stringList", dryRun: "bool" },
   check(res, ctx) {
     res.spec.packages.forEach((p, i) => {
-      if (p.manager === "dnf" || (!p.manager && DEFAULT_MANAGER[p.os] === "dnf")) ctx.warn(["packages", i, "manager"], "dnf is not implemented in this version: the entry is shown by plan but never installed");
       if (p.manager === "pkg" && p.os !== "freebsd") ctx.error(["packages", i, "manager"], `pkg is FreeBSD's package manager, not ${p.os}'s`, `manager: ${DEFAULT_MANAGER[p.os]}`);
     });
   },
