@@ -45,18 +45,19 @@ async function stopPid(pid) {
   } catch {}
 }
 
+/** routerd-bgp's config for the benchmarks: one router, one neighbor (the announcing peer). */
+export const routerdBgpConfig = () =>
+  JSON.stringify({
+    router: { name: "bench", spec: { asn: ROUTER_AS, routerID: ROUTER_IP, listen: { port: 0 } } },
+    peers: [{ name: "upstream", spec: { routerRef: "bench", peerASN: PEER_AS, peers: [PEER_IP] } }],
+  });
+
 export const IMPLEMENTATIONS = {
   async routerd(lab) {
     const dir = join(lab.dir, "routerd");
     mkdirSync(dir, { recursive: true });
     const config = join(dir, "config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        router: { name: "bench", spec: { asn: ROUTER_AS, routerID: ROUTER_IP, listen: { port: 0 } } },
-        peers: [{ name: "upstream", spec: { routerRef: "bench", peerASN: PEER_AS, peers: [PEER_IP] } }],
-      }),
-    );
+    writeFileSync(config, routerdBgpConfig());
     const bin = join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
     const node = launch(lab, [process.execPath, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "warn"]);
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/gobgpd.pid"));

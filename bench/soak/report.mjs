@@ -76,9 +76,40 @@ export function summarize(samples, warmupSeconds, targetMBPerHour = 1) {
   return out;
 }
 
-export function textReport(summary, { warmupSeconds, targetMBPerHour = 1 }) {
+/** Slope (per hour) and 95% interval of `value(row)` over the rows at or after `fromSeconds`. */
+function slopeOver(rows, fromSeconds, value) {
+  const pts = rows.filter((r) => r.t >= fromSeconds && value(r) !== undefined && !Number.isNaN(value(r)));
+  const f = fit(pts.map((r) => r.t / 3600), pts.map(value));
+  return f && { perHour: round(f.slope, 3), ci95: round(1.96 * f.stderr, 3), n: f.n };
+}
+
+/**
+ * --live-heap: per process, the memory still in use after a forced full GC (V8 heap + external, from
+ * memprobe.mjs) and its slope after the warm-up. Growth here is memory kept; RSS can rise without it.
+ */
+export function liveSummary(rows, warmupSeconds) {
+  const byName = new Map();
+  for (const r of rows) {
+    if (!byName.has(r.name)) byName.set(r.name, []);
+    byName.get(r.name).push(r);
+  }
+  return [...byName].map(([name, rs]) => {
+    rs.sort((a, b) => a.t - b.t);
+    const after = rs.filter((r) => r.t >= warmupSeconds);
+    const live = (r) => (r.heapUsed + r.external) / MB;
+    return {
+      name,
+      samples: rs.length,
+      liveMB: { atWarmup: round(after[0] && live(after[0]), 2), last: round(rs.at(-1) && live(rs.at(-1)), 2) },
+      slopes: { liveMBPerHour: slopeOver(rs, warmupSeconds, live), rssAfterGcMBPerHour: slopeOver(rs, warmupSeconds, (r) => r.rss / MB) },
+    };
+  });
+}
+
+export function textReport(summary, { warmupSeconds, targetMBPerHour = 1, live = undefined }) {
   const lines = [];
   const fmt = (s, unit) => (s ? `${s.perHour >= 0 ? "+" : ""}${s.perHour} ±${s.ci95} ${unit}/h` : "n/a");
+  const liveOf = new Map((live ?? []).map((l) => [l.name, l]));
   for (const p of summary) {
     lines.push(`${p.name}${p.restarts ? `  (restarted ${p.restarts}×)` : ""}`);
     lines.push(`  RSS ${p.rssMB.first} → ${p.rssMB.atWarmup} (after warm-up) → ${p.rssMB.last} MB;  slope ${fmt(p.slopes.rssMBPerHour, "MB")}  ${p.meetsTarget === undefined ? "" : p.meetsTarget ? `≤ ${targetMBPerHour} MB/h: yes` : `≤ ${targetMBPerHour} MB/h: NO`}`);
@@ -87,6 +118,8 @@ export function textReport(summary, { warmupSeconds, targetMBPerHour = 1 }) {
     lines.push(`  fds ${p.fds.atWarmup} → ${p.fds.last} (min ${p.fds.min}, max ${p.fds.max});  slope ${fmt(p.slopes.fdsPerHour, "fds")}`);
     lines.push(`  RSS  ${p.sparkline.rss}  ${p.rssRangeMB?.join("–")} MB`);
     if (p.sparkline.heapUsed) lines.push(`  heap ${p.sparkline.heapUsed}`);
+    const l = liveOf.get(p.name);
+    if (l) lines.push(`  live after full GC (heap + external) ${l.liveMB.atWarmup} → ${l.liveMB.last} MB;  slope ${fmt(l.slopes.liveMBPerHour, "MB")};  RSS after GC ${fmt(l.slopes.rssAfterGcMBPerHour, "MB")}`);
   }
   lines.unshift(`slopes are least squares over the samples after the ${Math.round(warmupSeconds / 60)}-minute warm-up (±: 95% interval)`);
   return lines.join("\n");

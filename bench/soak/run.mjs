@@ -19,6 +19,10 @@
 //            DevTools' Memory tab). Writing a snapshot doubles a process's RSS for a while: RSS slopes of such
 //            a run mean nothing; measure them in a run without snapshots.
 //            --serve-node-flags "FLAGS": node/V8 flags for serve only (e.g. "--lite-mode" to compare).
+//            --live-heap: serve and every daemon load memprobe.mjs (through NODE_OPTIONS), which forces a full
+//            GC once a minute and records the memory still in use after it; the report then also gives the
+//            slope of that live memory (heap + external), the figure a leak grows whatever the load and
+//            whenever V8 collects. RSS slopes of such a run are those of processes collected every minute.
 // Writes into the run dir: samples.jsonl, report.json, report.txt, memory.svg, serve.log, kea and daemon logs.
 // Everything it creates (namespaces rdsoak-<id>-*, processes) is removed at the end, also on Ctrl-C.
 import { execFile, spawn } from "node:child_process";
@@ -27,7 +31,7 @@ import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { LAN_ADDRESS, writeConfig } from "./config.mjs";
 import { SoakLab, stopProcess } from "./lab.mjs";
-import { summarize, svgReport, textReport } from "./report.mjs";
+import { liveSummary, summarize, svgReport, textReport } from "./report.mjs";
 import { sample } from "./sampler.mjs";
 
 const { values } = parseArgs({
@@ -39,13 +43,14 @@ const { values } = parseArgs({
     "heap-snapshots": { type: "boolean", default: false },
     "snapshot-at": { type: "string", default: "2" },
     "serve-node-flags": { type: "string", default: "" },
+    "live-heap": { type: "boolean", default: false },
   },
 });
 const minutes = Number(values.minutes);
 const warmupMin = values.warmup !== undefined ? Number(values.warmup) : minutes >= 20 ? 10 : minutes / 4;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
 if (!(minutes > 0) || !(warmupMin >= 0) || warmupMin >= minutes || !(sampleMs >= 1000)) {
-  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags 'FLAGS']\n");
+  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags 'FLAGS'] [--live-heap]\n");
   process.exit(2);
 }
 
@@ -106,6 +111,12 @@ function startServe() {
   if (values["heap-snapshots"]) {
     mkdirSync(join(out, "heap"), { recursive: true });
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${join(out, "heap")}`.trim();
+  }
+  if (values["live-heap"]) {
+    env.MEMPROBE_DIR = join(out, "memprobe");
+    env.MEMPROBE_MS = "60000";
+    mkdirSync(env.MEMPROBE_DIR, { recursive: true });
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --import=${join(repo, "bench/soak/memprobe.mjs")}`.trim();
   }
   const fd = openSync(join(out, "serve.log"), "a");
   const argv = ["netns", "exec", lab.router, process.execPath, ...values["serve-node-flags"].split(" ").filter(Boolean), ROUTERD, "serve", "--config", configPath, "--state-dir", dirs.state, "--run-dir", dirs.run, "--root", dirs.root, "--interval", "30s", "--stop-daemons-on-exit"];
@@ -178,7 +189,24 @@ function eventCounts() {
   return counts;
 }
 
+/** The memprobe rows of every sampled process (--live-heap), on the samples' time axis. */
+function liveRows(t0) {
+  const dir = join(out, "memprobe");
+  const names = new Map(samples.map((r) => [r.pid, r.name]));
+  const rows = [];
+  for (const [pid, name] of names) {
+    const file = join(dir, `${pid}.jsonl`);
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+      const m = JSON.parse(line);
+      rows.push({ name, pid, t: Math.round((m.at - t0) / 1000), heapUsed: m.heapUsed, external: m.external, rss: m.rss });
+    }
+  }
+  return rows;
+}
+
 const samples = [];
+let t0 = Date.now();
 try {
   await lab.startKea();
   lab.startTarget();
@@ -186,7 +214,7 @@ try {
   lab.startDns(LAN_ADDRESS);
   writeConfig(configPath, generation);
   startServe();
-  const t0 = Date.now();
+  t0 = Date.now();
   log(`soak ${minutes} min (warm-up ${warmupMin} min, a sample every ${sampleMs / 1000} s) in ${out}; namespaces rdsoak-${lab.id}-*`);
   timers.push(setInterval(() => writeConfig(configPath, ++generation), 20_000));
   timers.push(setInterval(() => void toggleTarget(), 30_000));
@@ -224,9 +252,10 @@ const report = {
   sampleSeconds: sampleMs / 1000,
   churn: { ...counters, configGenerations: generation, events: eventCounts() },
   processes: summary,
+  ...(values["live-heap"] ? { live: liveSummary(liveRows(t0), warmupSeconds) } : {}),
 };
 writeFileSync(join(out, "report.json"), JSON.stringify(report, null, 2) + "\n");
 writeFileSync(join(out, "memory.svg"), svgReport(samples, summary, warmupSeconds));
-const text = textReport(summary, { warmupSeconds });
+const text = textReport(summary, { warmupSeconds, live: report.live });
 writeFileSync(join(out, "report.txt"), text + "\n");
 process.stdout.write(`\n${text}\n\nchurn: ${JSON.stringify(report.churn)}\nrun dir: ${out} (samples.jsonl, report.json, memory.svg)\n`);

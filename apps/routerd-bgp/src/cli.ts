@@ -1,6 +1,6 @@
 // Command line of routerd-bgp. Pure: argv in, options or a message out.
-import { parseArgs } from "node:util";
 import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
+import { parseDaemonCli, type DaemonCliOptions, type DaemonCliResult } from "@routerd/daemon-kit/cli";
 
 export const USAGE = `Usage: routerd-bgp --config FILE --instance NAME [options]
 
@@ -30,22 +30,15 @@ Options:
   -h, --help           show this help
 `;
 
-const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
-
-export interface CliOptions {
-  configPath: string;
-  instance: string;
-  runDir: string;
-  stateDir: string;
+export interface CliOptions extends DaemonCliOptions {
   root: string;
   gobgpd: string;
   keepGobgpd: boolean;
   staleHoldMs: number;
   orphanGraceMs: number;
-  logLevel: string;
 }
 
-export type CliResult = { kind: "run"; options: CliOptions } | { kind: "help"; text: string } | { kind: "error"; message: string };
+export type CliResult = DaemonCliResult<CliOptions>;
 
 const DURATION = /^(\d+)(ms|s|m)$/;
 
@@ -55,51 +48,23 @@ function durationOption(v: string): number | undefined {
 }
 
 export function parseCli(argv: string[]): CliResult {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: "string" },
-        instance: { type: "string" },
-        "run-dir": { type: "string", default: DEFAULT_RUN_DIR },
-        "state-dir": { type: "string", default: DEFAULT_STATE_DIR },
-        root: { type: "string", default: "/" },
-        gobgpd: { type: "string", default: "gobgpd" },
-        "keep-gobgpd": { type: "boolean", default: false },
-        "stale-hold": { type: "string", default: "120s" },
-        "orphan-grace": { type: "string", default: "60s" },
-        "log-level": { type: "string", default: "info" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (err) {
-    return { kind: "error", message: (err as Error).message };
-  }
-  if (values.help === true) return { kind: "help", text: USAGE };
-  const str = (k: string): string => String(values[k] ?? "");
-  if (str("config") === "") return { kind: "error", message: "--config FILE is required" };
-  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(str("instance"))) return { kind: "error", message: "--instance NAME is required: the BGPRouter's name" };
-  if (!LOG_LEVELS.includes(str("log-level"))) return { kind: "error", message: `--log-level must be one of ${LOG_LEVELS.join(", ")}` };
-  const staleHoldMs = durationOption(str("stale-hold"));
-  if (staleHoldMs === undefined) return { kind: "error", message: "--stale-hold must be a duration like 500ms, 30s or 2m" };
-  const orphanGraceMs = durationOption(str("orphan-grace"));
-  if (orphanGraceMs === undefined || orphanGraceMs < 1000) return { kind: "error", message: "--orphan-grace must be a duration of at least 1s, like 30s or 2m" };
-  return {
-    kind: "run",
+  return parseDaemonCli(argv, {
+    usage: USAGE,
+    instanceMissing: "--instance NAME is required: the BGPRouter's name",
+    instancePattern: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
     options: {
-      configPath: str("config"),
-      instance: str("instance"),
-      runDir: str("run-dir"),
-      stateDir: str("state-dir"),
-      root: str("root"),
-      gobgpd: str("gobgpd"),
-      keepGobgpd: values["keep-gobgpd"] === true,
-      staleHoldMs,
-      orphanGraceMs,
-      logLevel: str("log-level"),
+      root: { type: "string", default: "/" },
+      gobgpd: { type: "string", default: "gobgpd" },
+      "keep-gobgpd": { type: "boolean", default: false },
+      "stale-hold": { type: "string", default: "120s" },
+      "orphan-grace": { type: "string", default: "60s" },
     },
-  };
+    extra: (values) => {
+      const staleHoldMs = durationOption(String(values["stale-hold"]));
+      if (staleHoldMs === undefined) return "--stale-hold must be a duration like 500ms, 30s or 2m";
+      const orphanGraceMs = durationOption(String(values["orphan-grace"]));
+      if (orphanGraceMs === undefined || orphanGraceMs < 1000) return "--orphan-grace must be a duration of at least 1s, like 30s or 2m";
+      return { root: String(values.root), gobgpd: String(values.gobgpd), keepGobgpd: values["keep-gobgpd"] === true, staleHoldMs, orphanGraceMs };
+    },
+  });
 }

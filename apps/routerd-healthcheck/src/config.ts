@@ -1,8 +1,8 @@
 // The daemon's config file (written by `routerd serve` from the HealthCheck resources): its type and a
 // strict parser. Every problem is collected and reported with the probe's index and name; unknown fields
 // are errors, because a silently ignored field on a router is an outage or a hole.
-import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
+import { ConfigError, loadJsonConfig, parseJsonConfigText } from "@routerd/daemon-kit/cli";
 
 export const PROBE_TYPES = ["icmp", "tcp", "http", "https", "dns"] as const;
 export type ProbeType = (typeof PROBE_TYPES)[number];
@@ -49,15 +49,7 @@ export interface HealthcheckConfig {
   probes: ProbeConfig[];
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly problems: string[],
-    readonly source = "config",
-  ) {
-    super(`${source}: ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n  ${problems.join("\n  ")}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 const DEFAULT_PORTS: Partial<Record<ProbeType, number>> = { http: 80, https: 443, dns: 53 };
 const HTTP_TYPES: readonly ProbeType[] = ["http", "https"];
@@ -193,21 +185,9 @@ export function parseHealthcheckConfig(doc: unknown, source = "config"): Healthc
 
 /** Parses JSON text; syntax errors become a ConfigError too. */
 export function parseHealthcheckConfigText(text: string, source = "config"): HealthcheckConfig {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError([`not valid JSON: ${(err as Error).message}`], source);
-  }
-  return parseHealthcheckConfig(doc, source);
+  return parseJsonConfigText(text, source, parseHealthcheckConfig);
 }
 
-export async function loadHealthcheckConfig(path: string): Promise<HealthcheckConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw new ConfigError([`cannot read: ${(err as Error).message}`], path);
-  }
-  return parseHealthcheckConfigText(text, path);
+export function loadHealthcheckConfig(path: string): Promise<HealthcheckConfig> {
+  return loadJsonConfig(path, parseHealthcheckConfig);
 }

@@ -1,39 +1,9 @@
 // routerd-healthcheck: one daemon instance runs every HealthCheck probe of the router.
 // Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line or config, 75 another instance is running.
-import { resolve } from "node:path";
-import { DaemonStartError, exitWith } from "@routerd/daemon-kit";
-import { pino } from "pino";
+import { daemonMain, exitWith } from "@routerd/daemon-kit";
 import { parseCli, USAGE } from "./cli.js";
-import { ConfigError } from "./config.js";
 import { startHealthcheckDaemon } from "./daemon.js";
 
+const NAME = "routerd-healthcheck";
 
-async function main(argv: string[]): Promise<number> {
-  const cli = parseCli(argv);
-  if (cli.kind === "help") {
-    process.stdout.write(cli.text);
-    return 0;
-  }
-  if (cli.kind === "error") {
-    process.stderr.write(`routerd-healthcheck: ${cli.message}\n\n${USAGE}`);
-    return 2;
-  }
-  const opts = cli.options;
-  const logger = pino({ name: "routerd-healthcheck", level: opts.logLevel });
-  const configPath = resolve(opts.configPath);
-  try {
-    const { daemon } = await startHealthcheckDaemon({ configPath, instance: opts.instance, runDir: opts.runDir, stateDir: opts.stateDir, logger });
-    const result = await daemon.done;
-    return result.clean ? 0 : 1;
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      logger.fatal({ config: configPath, problems: err.problems }, "invalid config");
-      process.stderr.write(`routerd-healthcheck: ${err.message}\n`);
-      return 2;
-    }
-    logger.fatal({ err, code: err instanceof DaemonStartError ? err.code : undefined }, "daemon failed to start");
-    return err instanceof DaemonStartError && err.code === "ALREADY_RUNNING" ? 75 : 1;
-  }
-}
-
-exitWith("routerd-healthcheck", main(process.argv.slice(2)));
+exitWith(NAME, daemonMain(NAME, USAGE, parseCli(process.argv.slice(2)), (o, logger) => startHealthcheckDaemon({ ...o, logger })));

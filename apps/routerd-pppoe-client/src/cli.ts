@@ -1,6 +1,6 @@
 // Command line of routerd-pppoe-client. Pure: argv in, options or a message out.
-import { parseArgs } from "node:util";
 import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
+import { parseDaemonCli, type DaemonCliOptions, type DaemonCliResult } from "@routerd/daemon-kit/cli";
 
 export const USAGE = `Usage: routerd-pppoe-client --config FILE --instance NAME [options]
        routerd-pppoe-client hook --socket SOCKET --event EVENT [--log FILE] -- PPPD_ARGS...   (run by pppd)
@@ -29,51 +29,12 @@ Environment: ROUTERD_PPPD (default /usr/sbin/pppd), ROUTERD_UNSHARE (default /us
 Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line or config, 75 another instance is running.
 `;
 
-const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+export type CliOptions = DaemonCliOptions;
 
-export interface CliOptions {
-  configPath: string;
-  instance: string;
-  runDir: string;
-  stateDir: string;
-  logLevel: string;
-}
-
-export type CliResult =
-  | { kind: "run"; options: CliOptions }
-  | { kind: "hook"; argv: string[] }
-  | { kind: "mpd5-files"; argv: string[] }
-  | { kind: "help"; text: string }
-  | { kind: "error"; message: string };
+export type CliResult = DaemonCliResult | { kind: "hook"; argv: string[] } | { kind: "mpd5-files"; argv: string[] };
 
 export function parseCli(argv: string[]): CliResult {
   if (argv[0] === "hook") return { kind: "hook", argv: argv.slice(1) };
   if (argv[0] === "mpd5-files") return { kind: "mpd5-files", argv: argv.slice(1) };
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: "string" },
-        instance: { type: "string" },
-        "run-dir": { type: "string", default: DEFAULT_RUN_DIR },
-        "state-dir": { type: "string", default: DEFAULT_STATE_DIR },
-        "log-level": { type: "string", default: "info" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (err) {
-    return { kind: "error", message: (err as Error).message };
-  }
-  if (values.help === true) return { kind: "help", text: USAGE };
-  const str = (k: string): string => String(values[k] ?? "");
-  if (str("config") === "") return { kind: "error", message: "--config FILE is required" };
-  if (str("instance") === "") return { kind: "error", message: "--instance NAME is required" };
-  if (!LOG_LEVELS.includes(str("log-level"))) return { kind: "error", message: `--log-level must be one of ${LOG_LEVELS.join(", ")}` };
-  return {
-    kind: "run",
-    options: { configPath: str("config"), instance: str("instance"), runDir: str("run-dir"), stateDir: str("state-dir"), logLevel: str("log-level") },
-  };
+  return parseDaemonCli(argv, { usage: USAGE });
 }

@@ -2,6 +2,7 @@
 // and a strict parser. Every problem is collected; unknown fields are errors.
 import { readFile } from "node:fs/promises";
 import { isAbsolute } from "node:path";
+import { ConfigError } from "@routerd/daemon-kit/cli";
 
 export const AUTH_METHODS = ["chap", "pap", "both"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -30,15 +31,7 @@ export interface SessionConfig {
   serviceName?: string;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly problems: string[],
-    readonly source = "config",
-  ) {
-    super(`${source}: ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n  ${problems.join("\n  ")}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 export const IFNAME = /^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,14}$/;
 /** pppd's option and secrets files cannot carry control characters (a newline would end the entry). */

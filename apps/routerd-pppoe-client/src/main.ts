@@ -2,42 +2,23 @@
 // Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line or config, 75 another instance is running.
 // The daemon's modules (gRPC included) are imported only for the daemon, so a hook starts light.
 import { resolve } from "node:path";
-import { parseCli, USAGE } from "./cli.js";
+import { exitWith } from "@routerd/daemon-kit/cli";
+import { parseCli, USAGE, type CliOptions } from "./cli.js";
 
-/** After a stop, anything still pending must not keep the process alive (daemon-kit's exitWith, not imported
- * here: the kit loads gRPC, and a hook must start light). */
-const EXIT_GRACE_MS = 2000;
-
-async function runDaemonProcess(opts: { configPath: string; instance: string; runDir: string; stateDir: string; logLevel: string }): Promise<number> {
-  const [{ pino }, { DaemonStartError }, { ConfigError }, { startPppoeDaemon }] = await Promise.all([
-    import("pino"),
-    import("@routerd/daemon-kit"),
-    import("./config.js"),
-    import("./daemon.js"),
-  ]);
-  const logger = pino({ name: "routerd-pppoe-client", level: opts.logLevel });
-  const configPath = resolve(opts.configPath);
-  try {
-    const { daemon } = await startPppoeDaemon({
-      configPath,
-      instance: opts.instance,
-      runDir: opts.runDir,
-      stateDir: opts.stateDir,
+/** The daemon's modules (the kit with gRPC, pino, pppd's driver) load only here: a hook starts light. */
+async function runDaemonProcess(options: CliOptions): Promise<number> {
+  const [{ runConfiguredDaemon }, { startPppoeDaemon }] = await Promise.all([import("@routerd/daemon-kit"), import("./daemon.js")]);
+  return runConfiguredDaemon("routerd-pppoe-client", options, (o, logger) =>
+    startPppoeDaemon({
+      configPath: o.configPath,
+      instance: o.instance,
+      runDir: o.runDir,
+      stateDir: o.stateDir,
       logger,
-      debug: opts.logLevel === "debug" || opts.logLevel === "trace",
+      debug: o.logLevel === "debug" || o.logLevel === "trace",
       program: resolve(process.argv[1] ?? ""),
-    });
-    const result = await daemon.done;
-    return result.clean ? 0 : 1;
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      logger.fatal({ config: configPath, problems: err.problems }, "invalid config");
-      process.stderr.write(`routerd-pppoe-client: ${err.message}\n`);
-      return 2;
-    }
-    logger.fatal({ err, code: err instanceof DaemonStartError ? err.code : undefined }, "daemon failed to start");
-    return err instanceof DaemonStartError && err.code === "ALREADY_RUNNING" ? 75 : 1;
-  }
+    }),
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -63,13 +44,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-  },
-  (err: unknown) => {
-    process.stderr.write(`routerd-pppoe-client: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWith("routerd-pppoe-client", main(process.argv.slice(2)));

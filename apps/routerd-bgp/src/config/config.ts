@@ -3,6 +3,7 @@
 // schemas (one definition of every field), so the daemon accepts exactly what `routerd validate` does.
 import { readFile } from "node:fs/promises";
 import { bfdSpec, bgpPeerSpec, bgpRouterSpec, formatPath, t, type BGPPeerSpec, type BGPRouterSpec } from "@routerd/api";
+import { ConfigError as DaemonConfigError } from "@routerd/daemon-kit/cli";
 import type { BfdConfig } from "../bfd/manager.js";
 
 export interface PeerConfig {
@@ -25,12 +26,14 @@ const configSchema = t.object({
   bfd: t.withDefault(t.array(t.object({ name: NAME, spec: bfdSpec, ifname: t.optional(t.string({ minLength: 1 })) })), []),
 });
 
-export class ConfigError extends Error {
+/** The kit's config error (main() exits 2 for it), with this daemon's one-line message. */
+export class ConfigError extends DaemonConfigError {
   constructor(
     readonly file: string,
-    readonly problems: string[],
+    problems: string[],
   ) {
-    super(`${file}: ${problems.join("; ")}`);
+    super(problems, file);
+    this.message = `${file}: ${problems.join("; ")}`;
   }
 }
 

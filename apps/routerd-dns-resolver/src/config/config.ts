@@ -1,6 +1,5 @@
 // The daemon's config file, written by `routerd serve` from one DNSResolver and the DNSZone, DNSForwarder
 // and DNSUpstream resources that belong to it. Strict: every problem is reported at once, with its path.
-import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { typeFromName } from "../wire/constants.js";
 import { nameFromText } from "../wire/name.js";
@@ -8,6 +7,7 @@ import { parseRecordData, ZONE_RECORD_TYPES } from "../zones/record-text.js";
 import { parseAnchor } from "../dnssec/anchors.js";
 import { isObject, Reader } from "./check.js";
 import { parseCidr } from "./cidr.js";
+import { ConfigError, loadJsonConfig, parseJsonConfigText } from "@routerd/daemon-kit/cli";
 
 export interface ListenConfig {
   name: string;
@@ -108,15 +108,7 @@ export interface ResolverConfig {
   trustAnchors: string[];
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly problems: string[],
-    readonly source = "config",
-  ) {
-    super(`${source}: ${problems.length} problem${problems.length === 1 ? "" : "s"}:\n  ${problems.join("\n  ")}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 export const DEFAULT_HEALTHCHECK: HealthcheckConfig = { intervalMs: 5000, timeoutMs: 1000, failThreshold: 3, passThreshold: 1 };
 const DEFAULT_PORT: Record<UpstreamProtocol, number> = { udp: 53, tcp: 53, dot: 853, doh: 443 };
@@ -299,23 +291,11 @@ export function parseResolverConfig(doc: unknown, source = "config"): ResolverCo
 }
 
 export function parseResolverConfigText(text: string, source = "config"): ResolverConfig {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError([`not valid JSON: ${(err as Error).message}`], source);
-  }
-  return parseResolverConfig(doc, source);
+  return parseJsonConfigText(text, source, parseResolverConfig);
 }
 
-export async function loadResolverConfig(path: string): Promise<ResolverConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    throw new ConfigError([`cannot read: ${(err as Error).message}`], path);
-  }
-  return parseResolverConfigText(text, path);
+export function loadResolverConfig(path: string): Promise<ResolverConfig> {
+  return loadJsonConfig(path, parseResolverConfig);
 }
 
 /** A host label usable in DNS names (DHCP client names are checked with it). */
