@@ -18,7 +18,7 @@ const NFT_NAT: KernelModuleNeed[] = [...NFT, { module: "nf_nat" }];
 /** Per kind: the modules one resource of it needs (names as /proc/modules shows them). */
 const MODULES: Record<string, (res: Resource<any>) => KernelModuleNeed[]> = {
   VRF: () => [{ module: "vrf" }],
-  VXLANTunnel: () => [{ module: "vxlan" }],
+  VXLANTunnel: (r) => [{ module: "vxlan" }, ...(r.spec.tcpMSSClamp ? NFT : [])],
   DSLiteTunnel: () => [{ module: "ip6_tunnel" }],
   TunnelInterface: (r) => [{ module: r.spec.mode === "gre" ? "ip_gre" : "ipip" }, ...(r.spec.mode === "fou" || r.spec.mode === "gue" ? [{ module: "fou" }] : [])],
   // The kernel backend needs it; `auto` uses it where it loads and wireguard-go otherwise.
