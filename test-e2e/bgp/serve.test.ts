@@ -74,6 +74,12 @@ describe("BGP under routerd serve", () => {
     await until("route in the FIB", () => lab.fib("-4").some((l) => l.startsWith("172.31.1.0/24 ")), 20_000);
     const routes = routerctl(lab.router, ["bgp", "routes", "--prefix", "172.31.1.0/24"], dirs().runDir).json as { routes: { prefix: string; installedNextHops: string[] }[] };
     expect(routes.routes).toEqual([expect.objectContaining({ prefix: "172.31.1.0/24", installedNextHops: [ISP] })]);
+    // routerd itself publishes the BGP resources' status (read from routerd-bgp) for *From and when.state.
+    type Status = { resources: { name: string; details?: Record<string, unknown> }[] };
+    const published = (name: string) => (routerctl(lab.router, ["status", "--json"], dirs().runDir).json as Status | undefined)?.resources.find((r) => r.name === name)?.details;
+    await until("BGPPeer/isp published by routerd", () => published("BGPPeer/isp")?.state === "Established", 30_000, 500);
+    expect(published("BGPPeer/isp")).toMatchObject({ address: ISP, state: "Established" });
+    expect(published("BGPRouter/edge")).toMatchObject({ establishedPeers: 1 });
     const text = routerctl(lab.router, ["bgp", "peers"], dirs().runDir);
     expect(text.code).toBe(0);
     const ledger = readFileSync(join(dirs().stateDir, "artifacts.json"), "utf8");

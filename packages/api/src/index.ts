@@ -65,7 +65,7 @@ export type { RouterdClusterSpec } from "./kinds/routerd-cluster.js";
 export { SYSCTL_PERSIST_FILE, type SysctlSpec } from "./kinds/sysctl.js";
 export { SYSCTL_PROFILES, profileValues, type SysctlProfileSpec } from "./kinds/sysctl-profile.js";
 export type { HostnameSpec } from "./kinds/hostname.js";
-export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type PppoeSession, type RuntimeFact, type RuntimeView, type WireGuardFacts, type WireGuardPeerFacts } from "./runtime.js";
+export { UNKNOWN_RUNTIME, runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type LinkFacts, type BgpDaemonFacts, type PppoeSession, type RuntimeFact, type RuntimeView, type WireGuardFacts, type WireGuardPeerFacts } from "./runtime.js";
 export { aftrAddress, B4_ADDRESS, type DSLiteTunnelSpec } from "./kinds/dslite-tunnel.js";
 export type { TunnelInterfaceSpec } from "./kinds/tunnel-interface.js";
 export type { VRFSpec } from "./kinds/vrf.js";

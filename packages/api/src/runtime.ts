@@ -82,6 +82,12 @@ export interface WireGuardPeerFacts {
   persistentKeepalive: number;
 }
 
+/** What a BGPRouter's routerd-bgp reports (GetStatus): its details and its resources (BGPPeers, "BFD/<name>"). */
+export interface BgpDaemonFacts {
+  details: Record<string, unknown>;
+  resources: Record<string, { phase: string; details: Record<string, unknown> }>;
+}
+
 /** `phase`: the daemon's own phase for the resource (Bound, Renewing, ...), when it answered. */
 export type RuntimeFact<T> =
   | { state: "present"; value: T; phase?: string }
@@ -101,6 +107,8 @@ export interface RuntimeView {
   wireguard(ifname: string): RuntimeFact<WireGuardFacts>;
   /** A VRRP VirtualAddress's role as keepalived last reported it (MASTER, BACKUP, FAULT, STOP). */
   vrrpRole(resource: string): RuntimeFact<string>;
+  /** What the BGPRouter's routerd-bgp reports (peers, prefixes, BFD sessions). */
+  bgp(router: string): RuntimeFact<BgpDaemonFacts>;
 }
 
 const NOT_READ = { state: "unknown", reason: "no daemon state was read" } as const;
@@ -113,6 +121,7 @@ export const UNKNOWN_RUNTIME: RuntimeView = {
   aftr: () => ({ state: "unknown", reason: "names were not resolved" }),
   wireguard: () => ({ state: "unknown", reason: "WireGuard devices were not read" }),
   vrrpRole: () => NOT_READ,
+  bgp: () => NOT_READ,
 };
 
 /** A runtime view from plain maps (tests, and the core after it queried the daemons and the host). */
@@ -127,6 +136,7 @@ export function runtimeFrom(facts: {
   /** Every WireGuard device, by name; undefined when they were not read, an Error when reading failed. */
   wireguard?: ReadonlyMap<string, WireGuardFacts> | Error;
   vrrpRoles?: ReadonlyMap<string, RuntimeFact<string>>;
+  bgp?: ReadonlyMap<string, RuntimeFact<BgpDaemonFacts>>;
 }): RuntimeView {
   const unknown = { state: "unknown", reason: "daemon state not available" } as const;
   const links = facts.links;
@@ -137,6 +147,7 @@ export function runtimeFrom(facts: {
     pppoeSession: (r) => facts.pppoe?.get(r) ?? unknown,
     aftr: (name) => facts.aftr?.get(name) ?? { state: "unknown", reason: `${name} was not resolved` },
     vrrpRole: (r) => facts.vrrpRoles?.get(r) ?? unknown,
+    bgp: (r) => facts.bgp?.get(r) ?? unknown,
     link(ifname) {
       if (!links) return { state: "unknown", reason: "links were not read" };
       const l = links.get(ifname);

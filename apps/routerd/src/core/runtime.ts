@@ -4,6 +4,7 @@ import { Resolver } from "node:dns/promises";
 import { readlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
+  BGP_DAEMON,
   DHCPV4_CLIENT_DAEMON,
   PPPOE_CLIENT_DAEMON,
   VRRP_DAEMON,
@@ -13,6 +14,7 @@ import {
   type DelegatedPrefix,
   type Dhcpv4Lease,
   type LinkFacts,
+  type BgpDaemonFacts,
   type DSLiteTunnelSpec,
   type PppoeSession,
   type RouterConfig,
@@ -35,6 +37,23 @@ async function resourceState(runDir: string, daemon: string, instance: string): 
     return { phase: r.phase, ...(r.detailsJson ? { details: JSON.parse(r.detailsJson) as unknown } : {}) };
   } catch (err) {
     return { unknown: (err as Error).message.split("\n")[0] ?? "daemon not answering" };
+  } finally {
+    conn?.close();
+  }
+}
+
+/** What a BGPRouter's routerd-bgp reports: its details and every resource it publishes (BGPPeers, BFDs). */
+async function bgpFacts(runDir: string, router: string): Promise<RuntimeFact<BgpDaemonFacts>> {
+  let conn: DaemonConnection | undefined;
+  try {
+    const { connectDaemon, daemonSocketPath } = await import("@routerd/rpc");
+    conn = await connectDaemon(daemonSocketPath(runDir, BGP_DAEMON, router), { connectTimeoutMs: 500, callTimeoutMs: 1500 });
+    const status = await conn.getStatus();
+    const json = (s: string): Record<string, unknown> => (s ? (JSON.parse(s) as Record<string, unknown>) : {});
+    const resources = Object.fromEntries(status.resources.map((r) => [r.name, { phase: r.phase, details: json(r.detailsJson) }]));
+    return { state: "present", value: { details: json(status.detailsJson), resources } };
+  } catch (err) {
+    return { state: "unknown", reason: (err as Error).message.split("\n")[0] ?? "routerd-bgp not answering" };
   } finally {
     conn?.close();
   }
@@ -98,17 +117,19 @@ export async function readRuntime(view: ConfigView, runDir: string, opts: { link
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
   const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
+  const bgp = new Map<string, RuntimeFact<BgpDaemonFacts>>();
   let links: ReadonlyMap<string, LinkFacts> | undefined = opts.links ? undefined : opts.knownLinks;
   let wireguard: Map<string, WireGuardFacts> | Error | undefined;
   await Promise.all([
     ...view.all("DHCPv4Client").map(async (r) => dhcpv4.set(r.metadata.name, fact(await resourceState(runDir, DHCPV4_CLIENT_DAEMON, r.metadata.name), isLease))),
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
     ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
+    ...view.all("BGPRouter").map(async (r) => bgp.set(r.metadata.name, await bgpFacts(runDir, r.metadata.name))),
     ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
     ...(opts.wireguard && view.all("WireGuardInterface").length ? [readWireGuard(opts.wireguard).then((w) => (wireguard = w))] : []),
   ]);
   const vrrpRoles = new Map(view.all<{ mode?: string }>("VirtualAddress").filter((r) => r.spec.mode === "vrrp").map((r) => [r.metadata.name, vrrpRole(runDir, r.metadata.name)] as const));
-  const facts = { dhcpv4, prefixes, pppoe, vrrpRoles, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) };
+  const facts = { dhcpv4, prefixes, pppoe, vrrpRoles, bgp, ...(links ? { links } : {}), ...(wireguard ? { wireguard } : {}) };
   const aftr = await resolveAftrNames(view.config, runtimeFrom(facts));
   return runtimeFrom({ ...facts, ...(aftr.size ? { aftr } : {}) });
 }

@@ -4,10 +4,11 @@
 // time instead of the hold time; Up again re-enables it. The BFD owns nothing on the host.
 import { artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { durationMs, formats } from "../formats.js";
-import { API_GROUPS, defineKind } from "../kind.js";
+import { API_GROUPS, defineKind, type ConfigView, type Resource } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import type { BGPPeerSpec } from "./bgp-peer.js";
 import { BGP_DAEMON } from "./bgp-router.js";
+import { bfdStatus } from "./bgp-status.js";
 
 export const bfdSpec = t.object({
   peer: formats.ip().describe("the neighbor's address: one of the naming BGPPeer's peers[]"),
@@ -43,6 +44,12 @@ export function bfdTimers(spec: BFDSpec): BfdTimers {
   };
 }
 
+/** The BGPRouter whose routerd-bgp runs the session (through the BGPPeer naming it). */
+function bfdRouter(res: Resource<BFDSpec>, ctx: ConfigView): string | undefined {
+  const user = ctx.referrers("BFD", res.metadata.name).find((r) => r.kind === "BGPPeer");
+  return user !== undefined ? (user.spec as BGPPeerSpec).routerRef : undefined;
+}
+
 /** bfdd accepts intervals of 10 ms to 60 s. */
 const INTERVAL_MS = { min: 10, max: 60_000 };
 
@@ -54,8 +61,8 @@ export const bfdKind = defineKind<BFDSpec>({
   contract: { type: "NoHostTeardownReason", reason: "its session lives in the bfdd of the BGPRouter's routerd-bgp, which removes it when the BFD goes" },
   supportsWhen: true,
   spec: bfdSpec,
-  // Published by routerd-bgp (phase Up/Down/Init/AdminDown); the peer is known from the config.
-  status: (res) => ({ fields: { peer: res.spec.peer } }),
+  // The peer is known from the config; the phase (Up, Down, Init, AdminDown) from routerd-bgp.
+  status: (res, ctx) => bfdStatus(res, ctx, bfdRouter(res, ctx)),
   provides: { peer: "string" },
   check(res, ctx) {
     const s = res.spec;
@@ -76,7 +83,7 @@ export const bfdKind = defineKind<BFDSpec>({
   },
   // The session lives in the routerd-bgp of the router whose BGPPeer names it.
   intents: (res, ctx): ArtifactIntent[] =>
-    [...new Set(ctx.referrers("BFD", res.metadata.name).filter((r) => r.kind === "BGPPeer").map((r) => (r.spec as BGPPeerSpec).routerRef))].map((router) => ({
+    [bfdRouter(res, ctx)].filter((r): r is string => r !== undefined).map((router) => ({
       kind: "routerd.daemon",
       name: artifactNames.daemon(BGP_DAEMON, router),
       owner: res.owner,

@@ -6,6 +6,7 @@ import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import type { BFDSpec } from "./bfd.js";
 import { BGP_DAEMON } from "./bgp-router.js";
+import { bgpPeerStatus } from "./bgp-status.js";
 import { bgpCommunities, bgpExportPolicy, bgpImportPolicy, bgpTimers, passwordSource } from "./bgp-policy.js";
 
 export const bgpPeerSpec = t.object({
@@ -35,7 +36,8 @@ export const bgpPeerKind = defineKind<BGPPeerSpec>({
   contract: { type: "NoHostTeardownReason", reason: "its sessions live in the BGPRouter's routerd-bgp, which removes them when the peer goes" },
   supportsWhen: true,
   spec: bgpPeerSpec,
-  // Published by the router's routerd-bgp (one status resource per BGPPeer).
+  // Published by the router's routerd-bgp (one status resource per BGPPeer), read by routerd before planning.
+  status: bgpPeerStatus,
   provides: { address: "string", state: "string", acceptedPrefixes: "int", observedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;

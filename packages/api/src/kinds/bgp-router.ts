@@ -3,6 +3,7 @@
 import { ROUTERD_ROUTE_PROTOCOLS, artifactNames } from "@routerd/resource";
 import { durationMs, formats } from "../formats.js";
 import { API_GROUPS, defineKind } from "../kind.js";
+import { bgpRouterStatus } from "./bgp-status.js";
 import { t, type Infer } from "../schema.js";
 import { bgpCommunities, bgpExportPolicy, bgpImportPolicy, bgpTimers, ipPrefix } from "./bgp-policy.js";
 import { routeTableSchema, tableId } from "./ipv4-route.js";
@@ -77,7 +78,8 @@ export const bgpRouterKind = defineKind<BGPRouterSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "linux.route.protocol"] },
   supportsWhen: true,
   spec: bgpRouterSpec,
-  // Published by routerd-bgp (its status details).
+  // Published by routerd-bgp (its status details), read by routerd before planning.
+  status: bgpRouterStatus,
   provides: { peers: "objectList", prefixes: "int", establishedPeers: "int", acceptedPrefixes: "int", observedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;

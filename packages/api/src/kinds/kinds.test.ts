@@ -147,9 +147,6 @@ describe("provides tables and published status", () => {
     RouterdCluster: ["leader", "leaseExpiresAt"],
     DHCPv6Server: ["sntpServers"],
     IngressService: ["activeBackend", "activeBackends", "healthyBackends", "observedAt"],
-    // Published by routerd-bgp over its socket (GetStatus), not derived from the config.
-    BGPRouter: ["peers", "prefixes", "establishedPeers", "acceptedPrefixes", "observedAt"],
-    BGPPeer: ["address", "state", "acceptedPrefixes", "observedAt"],
     DNSResolver: ["updatedAt"],
     // Counted by the running pipeline in routerd serve.
     ObservabilityPipeline: ["sinks"],
@@ -170,6 +167,22 @@ describe("provides tables and published status", () => {
     prefixes: new Map([["isp-pd", { state: "present", value: prefix, phase: "Bound" }]]),
     pppoe: new Map([["flets", { state: "present", value: { device: "ppp0", interface: "wan0", currentAddress: "10.64.0.100", peerAddress: "10.64.0.1", dnsServers: ["10.64.0.53"], connectedAt: "2030-01-01T00:00:00.000Z" }, phase: "Up" }]]),
     vrrpRoles: new Map([["lan-gateway", { state: "present", value: "MASTER" }]]),
+    // What routerd-bgp@edge answers (GetStatus): its details and its BGPPeer and BFD resources.
+    bgp: new Map([
+      [
+        "edge",
+        {
+          state: "present",
+          value: {
+            details: { peers: [{ address: "192.0.2.2", state: "Established" }], prefixes: 12, establishedPeers: 1, acceptedPrefixes: 12, observedAt: "2030-01-01T00:00:00.000Z" },
+            resources: {
+              upstream: { phase: "Established", details: { address: "192.0.2.2", state: "Established", acceptedPrefixes: 12, observedAt: "2030-01-01T00:00:00.000Z" } },
+              "BFD/upstream-bfd": { phase: "Up", details: { peer: "192.0.2.2", state: "up" } },
+            },
+          },
+        },
+      ],
+    ]),
     links: new Map([["wan0", link("wan0", "198.51.100.2")], ["lan0", link("lan0", "192.168.10.1")], ["isp2", link("isp2", "203.0.113.9")]]),
     wireguard: new Map([
       [
