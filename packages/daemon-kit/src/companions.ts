@@ -84,14 +84,16 @@ export async function stopCompanions(daemonStateDir: string, graceMs = 5000): Pr
 }
 
 // $1 companion pid, $2 its match word, $3 owner file, $4 grace in polls, $5 poll seconds. The owner file
-// holds {"pid":N,...}; its program must still name $6 in its cmdline.
+// holds {"pid":N,...}; its program must still name $6 in its cmdline. The first poll that finds no owner may
+// come just after it died, so the companion is stopped only after grace more polls also found none: never
+// sooner than the grace after the owner's death (at most one poll later).
 const KEEPER_SCRIPT = `
 c=$1 cm=$2 owner=$3 grace=$4 poll=$5 om=$6 n=0
 ours() { [ -e /proc/$1 ] && grep -qaF -- "$2" /proc/$1/cmdline 2>/dev/null; }
 while ours "$c" "$cm"; do
   o=$(sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' "$owner" 2>/dev/null)
   if [ -n "$o" ] && ours "$o" "$om"; then n=0; else n=$((n+1)); fi
-  if [ "$n" -ge "$grace" ]; then
+  if [ "$n" -gt "$grace" ]; then
     kill "$c" 2>/dev/null
     i=0; while ours "$c" "$cm" && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
     ours "$c" "$cm" && kill -9 "$c" 2>/dev/null
