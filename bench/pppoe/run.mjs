@@ -4,8 +4,7 @@
 // `npx turbo run build` (routerd serve and routerd-pppoe-client run from their dist).
 //
 //   node bench/pppoe/run.mjs [--json]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, RolldownMagicString } from "rolldown";
@@ -16,7 +15,10 @@ const json = process.argv.includes("--json");
 // The tier's host side is TypeScript: bundle it for Node, keeping its own import.meta.url (it finds the
 // repository and the guest's entry point from it).
 async function loadVmRunner() {
-  const dir = mkdtempSync(join(tmpdir(), "pppoe-bench-"));
+  // Inside the repository, so the bundle's external imports (rolldown) resolve from its node_modules.
+  const cache = join(repo, "node_modules/.cache");
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, "pppoe-bench-"));
   try {
     const file = join(dir, "vm.mjs");
     await build({
