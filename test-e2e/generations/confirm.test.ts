@@ -92,7 +92,8 @@ describe("apply --confirm-within", () => {
     const deadline = Date.parse(m.pending()!.deadline!);
     const shown = await until("routerctl status to show the pending deadline", () => {
       const s = routerctl(m.router, ["status"], m.runDir).json as { details?: { pendingConfirmation?: { deadline: string; generation: number } } } | undefined;
-      return s?.details?.pendingConfirmation;
+      const p = s?.details?.pendingConfirmation;
+      return p?.deadline ? p : undefined; // serve may first show the write-ahead record, before apply set the deadline
     }, 5000, 100);
     expect(shown).toMatchObject({ deadline: m.pending()!.deadline, generation: 2 });
     const text = await until("routerctl status as text", () => m.router.exec(process.execPath, [new URL("../../apps/routerctl/bin/routerctl.js", import.meta.url).pathname, "status", "--run-dir", m.runDir], { allowFail: true }).stdout || undefined, 5000, 100);

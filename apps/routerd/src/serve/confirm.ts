@@ -14,6 +14,8 @@ const QUIET_BEFORE_DUE_MS = 2000;
 /** How long past the deadline serve leaves the revert to a live watchdog before doing it itself. */
 const WATCHDOG_GRACE_MS = 3000;
 
+const pendingKey = (p: PendingConfirmation | undefined) => (p ? `${p.id}|${p.generation ?? ""}|${p.deadline ?? ""}` : "");
+
 export class ServeGenerations {
   private pending?: PendingConfirmation;
   private digest?: { text: string; value: string };
@@ -30,11 +32,12 @@ export class ServeGenerations {
   /**
    * Whether a change started or stopped waiting for confirmation since the last tick (`routerd apply
    * --confirm`, `routerd confirm`): serve then runs a cycle at once. An unreadable file counts as a change,
-   * so the cycle reports it.
+   * so the cycle reports it. The same change counts as changed once its apply finished (generation and
+   * deadline set): status must not keep showing the write-ahead record without them.
    */
   pendingChanged(): boolean {
     try {
-      return readPending(this.stateDir)?.id !== this.pending?.id;
+      return pendingKey(readPending(this.stateDir)) !== pendingKey(this.pending);
     } catch {
       return true;
     }
