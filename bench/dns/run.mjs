@@ -13,9 +13,10 @@
 //   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
 //            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not.
 //            "user" is the part outside the kernel (system time is mostly the UDP/veth path every server pays).
-// Servers: ours, dnsmasq, unbound; floor (a Node process that only echoes each query: what Node's UDP path
+// Servers: ours (UDP through the native recvmmsg/sendmmsg helper when built), dgram (the same build forced onto
+// node:dgram with ROUTERD_DNS_UDP=dgram: the fallback, and the before of the native helper), dnsmasq, unbound; floor (a Node process that only echoes each query: what Node's UDP path
 // costs per answer before any DNS work); base (another routerd-dns-resolver build, --base-resolver).
-// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dnsmasq,unbound,floor]
+// Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dgram,dnsmasq,unbound]
 //                 [--phases hit,local,miss,latency,rss] [--cpu-prof DIR] [--base-resolver LAUNCHER (server "base")]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
@@ -31,7 +32,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "3" },
     seconds: { type: "string", default: "8" },
-    servers: { type: "string", default: "ours,dnsmasq,unbound,floor" },
+    servers: { type: "string", default: "ours,dgram,dnsmasq,unbound" },
     // A directory for V8 CPU profiles of routerd-dns-resolver (one per start), to see where its time goes.
     "cpu-prof": { type: "string" },
     // Which measurements to take (all by default): hit,local,miss,latency,rss.
@@ -55,7 +56,7 @@ const CLI = `rd-dnsbench-${id}-cli`;
 const SRV = `rd-dnsbench-${id}-srv`;
 const dir = mkdtempSync(join(tmpdir(), "rd-dnsbench-"));
 const children = new Set();
-const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14", base: "10.61.0.15", floor: "10.61.0.16" };
+const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13", upstream: "10.61.0.14", base: "10.61.0.15", floor: "10.61.0.16", dgram: "10.61.0.17" };
 const LOCAL_NAMES = 1000;
 const HIT_NAMES = 1000;
 const RSS_NAMES = 100_000;
@@ -106,7 +107,7 @@ function setup() {
   writeFileSync(p("hit.q"), Array.from({ length: HIT_NAMES }, (_, i) => `h${i}.hit.bench.test. A`).join("\n") + "\n");
 
   // routerd-dns-resolver: the local zone as DNSZone records, forwarding to the upstream, a 150k cache.
-  for (const kind of ["ours", "base"]) writeFileSync(
+  for (const kind of ["ours", "base", "dgram"]) writeFileSync(
     p(`${kind}.json`),
     JSON.stringify({
       listen: [{ name: "bench", addresses: [ADDR[kind]], port: 53, sources: ["0.0.0.0/0"] }],
@@ -159,6 +160,8 @@ function unboundConf(address, server, sections = []) {
 
 const SERVER_ARGV = {
   ours: () => resolverArgv("ours", RESOLVER),
+  // The same build on node:dgram (what FreeBSD, or a build without a C compiler, runs).
+  dgram: () => ["env", "ROUTERD_DNS_UDP=dgram", ...resolverArgv("dgram", RESOLVER)],
   // Another build of routerd-dns-resolver (--base-resolver), for before/after comparisons in the same run.
   base: () => resolverArgv("base", values["base-resolver"]),
   // Node's own UDP cost: a server that only echoes (node-floor.mjs), same flags and pinning as ours.
@@ -248,6 +251,12 @@ function mappings(pid) {
   return rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`).join("\n");
 }
 
+/** For our resolver: which UDP path serves, seen from outside (the native helper is mapped into the process). */
+function udpPath(kind, pid) {
+  if (!["ours", "base", "dgram"].includes(kind)) return "";
+  return readFileSync(`/proc/${pid}/maps`, "utf8").includes("udp-batch.node") ? " [native UDP]" : " [node:dgram]";
+}
+
 function rssMb(pid) {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
   return round(kb / 1024);
@@ -290,7 +299,7 @@ async function main() {
           results[kind][phase].push(m);
           line.push(`${phase} ${Math.round(m.qps)} (${m.cpuUs} µs, user ${m.userUs})`);
         }
-        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}: ${line.join(" ")} qps (CPU per query) load ${loadAverage()}\n`);
+        process.stderr.write(`run ${run + 1}/${RUNS} ${kind}${udpPath(kind, child.pid)}: ${line.join(" ")} qps (CPU per query) load ${loadAverage()}\n`);
       } finally {
         await stop(child);
       }

@@ -49,6 +49,7 @@ function publishListeners(ctx: Ctx, config: ResolverConfig, states: ListenerStat
       listeners: config.listen.length,
       listenAddresses: [...new Set(bound.map((s) => s.address))],
       sources: config.listen.reduce((n, l) => n + l.sources.length, 0),
+      ...udpTransportDetails(bound),
       updatedAt: new Date().toISOString(),
     },
   });
@@ -59,6 +60,20 @@ function publishListeners(ctx: Ctx, config: ResolverConfig, states: ListenerStat
     message: failed.length === 0 ? `${states.length} socket pair(s)` : failed.map((f) => `${f.address}:${f.port}: ${f.error}`).join("; "),
   });
   refreshPhase(ctx);
+}
+
+/** Which UDP sockets serve: "native" (recvmmsg/sendmmsg helper) or "dgram", and why dgram. */
+function udpTransportDetails(bound: readonly ListenerState[]): JsonObject {
+  const kinds = [...new Set(bound.flatMap((s) => (s.udpTransport ? [s.udpTransport] : [])))];
+  const notes = [...new Set(bound.flatMap((s) => (s.udpTransportNote ? [s.udpTransportNote] : [])))];
+  return kinds.length === 0 ? {} : { udpTransport: kinds.join(","), udpTransportNote: notes.join("; ") };
+}
+
+function logUdpTransport(logger: Logger | undefined, states: readonly ListenerState[]): void {
+  const d = udpTransportDetails(states.filter((s) => s.bound));
+  if (d.udpTransport === undefined) return;
+  if (d.udpTransport === "native") logger?.info(d, "UDP through the native batch helper");
+  else logger?.warn(d, "UDP through node:dgram (slower: one call per datagram)");
 }
 
 function publishZones(ctx: Ctx, zones: ZoneState[]): void {
@@ -190,6 +205,7 @@ export async function startDnsResolverDaemon(opts: DnsResolverDaemonOptions): Pr
   }
   announce(ctx, runtime, []);
   publishListeners(ctx, initial, runtime.listeners.states());
+  logUdpTransport(opts.logger, runtime.listeners.states());
   return { daemon, runtime };
 }
 

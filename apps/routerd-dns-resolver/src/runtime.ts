@@ -61,7 +61,9 @@ export class ResolverRuntime {
     this.now = hooks.now ?? Date.now;
     this.prober = new Prober(this.now);
     this.resolver = new Resolver({ zones: new ZoneStore([]), rules: [] }, new AnswerCache(cacheSettings(config.cache)), this.now);
-    this.listeners = new Listeners(() => this.resolver, (s) => hooks.onListeners?.(s), hooks.tcpLimits);
+    this.listeners = new Listeners(() => this.resolver, (s) => hooks.onListeners?.(s), hooks.tcpLimits, {
+      onSocketError: (message) => hooks.onError?.("udp socket", new Error(message)),
+    });
     this.settler = new MemorySettler(() => this.resolver.stats.queries);
     this.settler.start();
   }

@@ -5,6 +5,8 @@ export class ResolverStats {
   queries = 0;
   udpQueries = 0;
   tcpQueries = 0;
+  /** Batches of UDP datagrams the native helper handed over (0 on node:dgram). */
+  udpBatches = 0;
   /** Answered from the forwarding cache (fresh). */
   cacheHits = 0;
   /** Forwarded because nothing usable was cached. */

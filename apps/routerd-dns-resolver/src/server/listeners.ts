@@ -5,7 +5,8 @@ import type { ListenConfig } from "../config/config.js";
 import { SourceFilter } from "../config/cidr.js";
 import type { Resolver } from "../resolver/resolver.js";
 import { TcpServer, DEFAULT_TCP_LIMITS, type TcpLimits } from "./tcp-server.js";
-import { UdpServer } from "./udp-server.js";
+import { UdpServer, type UdpServerHooks } from "./udp-server.js";
+import type { UdpTransportKind } from "./udp-transport.js";
 
 export interface ListenerState {
   listener: string;
@@ -13,6 +14,9 @@ export interface ListenerState {
   port: number;
   bound: boolean;
   error?: string;
+  /** The UDP socket's kind once bound, and why node:dgram when it is not the native helper. */
+  udpTransport?: UdpTransportKind;
+  udpTransportNote?: string;
 }
 
 interface Bound {
@@ -35,6 +39,7 @@ export class Listeners {
     private readonly resolver: () => Resolver,
     private readonly onChange: (states: ListenerState[]) => void = () => undefined,
     private readonly tcpLimits: TcpLimits = DEFAULT_TCP_LIMITS,
+    private readonly udpHooks: UdpServerHooks = {},
   ) {}
 
   async apply(listen: readonly ListenConfig[]): Promise<ListenerState[]> {
@@ -59,7 +64,7 @@ export class Listeners {
       }
       this.sockets.set(key, {
         ...w,
-        udp: new UdpServer(w.address, w.port, this.resolver, w.filter),
+        udp: new UdpServer(w.address, w.port, this.resolver, w.filter, this.udpHooks),
         tcp: new TcpServer(w.address, w.port, this.resolver, w.filter, this.tcpLimits),
         bound: false,
       });
@@ -103,6 +108,7 @@ export class Listeners {
       port: b.bound ? b.udp.boundPort() : b.port,
       bound: b.bound,
       ...(b.error !== undefined ? { error: b.error } : {}),
+      ...(b.bound && b.udp.transport !== undefined ? { udpTransport: b.udp.transport, udpTransportNote: b.udp.transportNote } : {}),
     }));
   }
 

@@ -1,61 +1,59 @@
 // One UDP listening socket. Each datagram goes to the resolver; clients outside the listener's sources get
 // REFUSED. Answers larger than the client's EDNS size (or 512 without EDNS) come back truncated with TC.
-import { createSocket, type Socket } from "node:dgram";
-import { isIP } from "node:net";
+// The socket is the native batch helper's when it loads (Linux), node:dgram's otherwise; `transport` and
+// `transportNote` say which and why, for the status.
 import type { SourceFilter } from "../config/cidr.js";
 import type { ClientInfo, Reply, Resolver } from "../resolver/resolver.js";
+import { DgramTransport } from "./dgram-transport.js";
+import { loadUdpBatch } from "./native/addon.js";
+import { errnoName, NativeTransport } from "./native-transport.js";
+import type { UdpTransport, UdpTransportKind } from "./udp-transport.js";
 
-/**
- * Replies go to the address a query came from, always an IP: answering dgram's lookup at once saves the
- * dns.lookup → nextTick hop Node otherwise takes for every send on an unconnected socket.
- */
-function ipLookup(address: string, _family: unknown, callback: (err: Error | null, address: string, family: number) => void): void {
-  callback(null, address, address.includes(":") ? 6 : 4);
+export interface UdpServerHooks {
+  /** A kernel error on a native socket (already rate-limited: at most one per kind and minute). */
+  onSocketError?(message: string): void;
 }
 
-/** Kernel receive buffer asked for: absorbs bursts while the event loop is busy (capped by rmem_max). */
-const RECV_BUFFER = 4 << 20;
+const ERROR_REPORT_MS = 60_000;
 
 export class UdpServer {
-  private socket: Socket | undefined;
+  private socket: UdpTransport | undefined;
+  private readonly lastReport = new Map<string, number>();
 
   constructor(
     readonly address: string,
     readonly port: number,
     private readonly resolver: () => Resolver,
     public filter: SourceFilter,
+    private readonly hooks: UdpServerHooks = {},
   ) {}
 
-  start(): Promise<void> {
-    const v6 = isIP(this.address) === 6;
-    const socket = createSocket(v6 ? { type: "udp6", ipv6Only: true, lookup: ipLookup as never } : { type: "udp4", lookup: ipLookup as never });
-    return new Promise<void>((resolve, reject) => {
-      socket.once("error", reject);
-      socket.bind({ address: this.address, port: this.port, exclusive: true }, () => {
-        socket.off("error", reject);
-        socket.on("error", () => undefined);
-        try {
-          socket.setRecvBufferSize(RECV_BUFFER);
-          socket.setSendBufferSize(RECV_BUFFER);
-        } catch {
-          // keep the kernel's default
-        }
-        // One client record and one reply function per socket: a query answered at once allocates neither
-        // (the resolver copies the client when it answers later).
-        const client: ClientInfo = { address: "", port: 0, protocol: "udp" };
-        const reply: Reply = (out, _outcome, to) => {
-          // An answer finishing after the listener closed (reload, stop) has nowhere to go.
-          if (this.socket === socket) socket.send(out, to.port, to.address);
-        };
-        socket.on("message", (msg, rinfo) => {
-          client.address = rinfo.address;
-          client.port = rinfo.port;
-          this.onMessage(msg, client, reply);
-        });
-        this.socket = socket;
-        resolve();
+  /** Which socket serves (after start), and why node:dgram when it is not the native helper. */
+  transport: UdpTransportKind | undefined;
+  transportNote = "";
+
+  async start(): Promise<void> {
+    const deliver = (msg: Buffer, client: ClientInfo, reply: Reply): void => this.onMessage(msg, client, reply);
+    const choice = loadUdpBatch();
+    if (choice.addon !== undefined) {
+      this.socket = new NativeTransport(choice.addon, this.address, this.port, deliver, {
+        onError: (what, errno) => this.report(`${what} ${errnoName(errno)}`),
+        onOversized: () => this.resolver().stats.dropped++,
+        onBatch: () => this.resolver().stats.udpBatches++,
       });
-    });
+      this.transportNote = "recvmmsg/sendmmsg";
+    } else {
+      this.socket = await DgramTransport.start(this.address, this.port, deliver);
+      this.transportNote = choice.reason;
+    }
+    this.transport = this.socket.kind;
+  }
+
+  private report(what: string): void {
+    const now = Date.now();
+    if (now - (this.lastReport.get(what) ?? -Infinity) < ERROR_REPORT_MS) return;
+    this.lastReport.set(what, now);
+    this.hooks.onSocketError?.(`UDP ${this.address}:${this.boundPort()}: ${what}`);
   }
 
   private onMessage(msg: Buffer, client: ClientInfo, reply: Reply): void {
@@ -70,7 +68,7 @@ export class UdpServer {
 
   /** The bound port (tests bind port 0). */
   boundPort(): number {
-    return this.socket?.address().port ?? this.port;
+    return this.socket?.port ?? this.port;
   }
 
   close(): void {
