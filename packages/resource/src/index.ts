@@ -55,7 +55,7 @@ export {
   parseRouteProtocolName,
   rtProtosContent,
 } from "./artifact-names.js";
-export { traceStage } from "./trace.js";
+export { onTraceStage, traceStage, type StageListener } from "./trace.js";
 export {
   DEFAULT_GENERATIONS_KEPT,
   GENERATIONS_DIR,

@@ -1,7 +1,20 @@
 // ROUTERD_TRACE=1 prints when each stage of a command ends (ms since the process started) to stderr:
-// the quickest answer to "where does this reconcile spend its time" on a real router.
+// the quickest answer to "where does this reconcile spend its time" on a real router. Listeners get the same
+// marks (routerd serve turns a reconcile's into an OpenTelemetry trace when a pipeline exports traces).
 const enabled = Boolean(process.env.ROUTERD_TRACE);
+
+export type StageListener = (stage: string, atEpochMs: number) => void;
+const listeners = new Set<StageListener>();
 
 export function traceStage(stage: string): void {
   if (enabled) process.stderr.write(`routerd trace: ${performance.now().toFixed(0).padStart(6)} ms  ${stage}\n`);
+  if (!listeners.size) return;
+  const at = performance.timeOrigin + performance.now();
+  for (const listener of listeners) listener(stage, at);
+}
+
+/** Calls `listener` at every stage mark until the returned function is called. */
+export function onTraceStage(listener: StageListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }

@@ -2,7 +2,10 @@
 // configure() swaps sinks whose settings changed and keeps the others (and their counters).
 import { Writable } from "node:stream";
 import { levelFromPino, type Level, type TelemetryRecord } from "./record.js";
-import { EventCounter } from "./metrics.js";
+import type { MetricFamily } from "./encode/prometheus.js";
+import { EventCounter, pipelineFamilies } from "./metrics.js";
+import { OtlpExport, otlpSource } from "./otlp/export.js";
+import type { ReconcileTrace } from "./otlp/reconcile-trace.js";
 import { createTransport, type TransportContext } from "./registry.js";
 import { EMPTY_SETTINGS, type PipelineSettings, type SinkSettings } from "./settings.js";
 import { DEFAULT_LIMITS, Sink, type SinkLimits, type SinkStats } from "./sink.js";
@@ -27,6 +30,8 @@ export interface EventLike {
 export interface PipelineOptions {
   limits?: SinkLimits;
   stdout?: NodeJS.WritableStream;
+  /** Metric export interval for OTLP (default OTEL_METRIC_EXPORT_INTERVAL or 60 s). */
+  metricIntervalMs?: number;
 }
 
 /** A transport for a sink that cannot be built: every send fails with why, so status shows it. */
@@ -39,8 +44,11 @@ const PINO_KEYS = new Set(["level", "time", "msg", "pid", "hostname", "name", "v
 export class Pipeline {
   private sinks = new Map<string, { key: string; sink: Sink }>();
   private settings: PipelineSettings = EMPTY_SETTINGS;
+  private otlp?: { key: string; export: OtlpExport };
   /** Every event seen, exported or not (routerd_events_total). */
   readonly events = new EventCounter();
+  /** What OTLP metrics export: this pipeline's counters; routerd serve adds its own gauges. */
+  metrics: () => MetricFamily[] = () => pipelineFamilies(this);
 
   constructor(
     readonly source: Source,
@@ -68,6 +76,20 @@ export class Pipeline {
     }
     for (const [id, old] of this.sinks) if (!next.has(id)) old.sink.close();
     this.sinks = next;
+    this.configureOtlp(settings);
+  }
+
+  /** Starts, keeps or replaces the OTLP export (the SDK loads only once `otlp` is configured). */
+  private configureOtlp(settings: PipelineSettings): void {
+    const o = settings.otlp;
+    const key = o ? JSON.stringify([o, settings.serviceNamespace, settings.attributes]) : "";
+    if (this.otlp?.key === key) return;
+    this.otlp?.export.close();
+    this.otlp = undefined;
+    if (!o) return;
+    const source = otlpSource(this.source.daemon, this.source.instance, settings.serviceNamespace, settings.attributes);
+    const intervalMs = this.options.metricIntervalMs;
+    this.otlp = { key, export: new OtlpExport(o, source, () => this.metrics(), intervalMs ? { intervalMs } : {}) };
   }
 
   private transport(s: SinkSettings, ctx: TransportContext): Transport {
@@ -79,11 +101,17 @@ export class Pipeline {
   }
 
   get active(): boolean {
-    return this.sinks.size > 0;
+    return this.sinks.size > 0 || Boolean(this.otlp?.export.exportsLogs);
   }
 
   publish(record: TelemetryRecord): void {
     for (const { sink } of this.sinks.values()) sink.publish(record);
+    this.otlp?.export.log(record);
+  }
+
+  /** A finished reconcile, exported as a trace when OTLP traces are configured. */
+  trace(run: ReconcileTrace): void {
+    this.otlp?.export.trace(run);
   }
 
   /** A daemon event as a record. */
@@ -151,15 +179,21 @@ export class Pipeline {
   }
 
   stats(): (SinkStats & { pipeline: string })[] {
-    return [...this.sinks.entries()].map(([id, { sink }]) => ({ pipeline: id.slice(0, id.indexOf("/")), ...sink.stats() }));
+    const sinks = [...this.sinks.entries()].map(([id, { sink }]) => ({ pipeline: id.slice(0, id.indexOf("/")), ...sink.stats() }));
+    const pipeline = this.settings.otlp?.pipeline ?? "";
+    return [...sinks, ...(this.otlp?.export.stats() ?? []).map((s) => ({ pipeline, ...s }))];
   }
 
+  /** Sends what is queued (and, with OTLP metrics, a last snapshot): for shutdown and tests. */
   async flush(): Promise<void> {
-    await Promise.all([...this.sinks.values()].map(({ sink }) => sink.flush()));
+    this.otlp?.export.snapshot();
+    await Promise.all([...[...this.sinks.values()].map(({ sink }) => sink.flush()), this.otlp?.export.flush()]);
   }
 
   close(): void {
     for (const { sink } of this.sinks.values()) sink.close();
     this.sinks.clear();
+    this.otlp?.export.close();
+    this.otlp = undefined;
   }
 }

@@ -21,7 +21,20 @@ export interface PipelineSettings {
   metrics: boolean;
   attributes: Record<string, string>;
   serviceNamespace: string;
-  otlp?: { endpoint: string; headers: Record<string, string>; signals: Array<"logs" | "metrics" | "traces">; samplingRate: number };
+  otlp?: OtlpSettings;
+}
+
+export type OtlpSignal = "logs" | "metrics" | "traces";
+
+export interface OtlpSettings {
+  /** The ObservabilityPipeline holding `otlp` (its status lists the OTLP signals as sinks). */
+  pipeline: string;
+  /** Base URL; signals go to <endpoint>/v1/logs, /v1/metrics, /v1/traces. */
+  endpoint: string;
+  headers: Record<string, string>;
+  signals: OtlpSignal[];
+  samplingRate: number;
+  tls?: { caFile?: string; certFile?: string; keyFile?: string; insecureSkipVerify: boolean };
 }
 
 export const EMPTY_SETTINGS: PipelineSettings = { sinks: [], metrics: false, attributes: {}, serviceNamespace: "routerd" };

@@ -35,8 +35,12 @@ export interface SinkStats {
   lastSentAt?: string;
 }
 
-export class Sink {
-  private readonly queue: BoundedQueue<TelemetryRecord>;
+/** Which items a sink takes: records at or above a level, or any test on the item. */
+export type SinkFilter<T> = Level | ((item: T) => boolean);
+
+export class Sink<T = TelemetryRecord> {
+  private readonly queue: BoundedQueue<T>;
+  private readonly accepts: (item: T) => boolean;
   private accepted = 0;
   private sent = 0;
   private failedRecords = 0;
@@ -52,15 +56,16 @@ export class Sink {
   constructor(
     readonly name: string,
     readonly type: string,
-    private readonly minLevel: Level,
-    private readonly transport: Transport,
+    filter: SinkFilter<T>,
+    private readonly transport: Transport<T>,
     private readonly limits: SinkLimits = DEFAULT_LIMITS,
   ) {
     this.queue = new BoundedQueue(limits.queueSize);
+    this.accepts = typeof filter === "function" ? filter : (item) => levelAtLeast((item as TelemetryRecord).level, filter);
   }
 
-  publish(record: TelemetryRecord): void {
-    if (this.closed || !levelAtLeast(record.level, this.minLevel)) return;
+  publish(record: T): void {
+    if (this.closed || !this.accepts(record)) return;
     this.accepted += 1;
     this.queue.push(record);
     if (this.sending) return;

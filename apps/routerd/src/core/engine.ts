@@ -92,6 +92,7 @@ export async function planOnly(config: RouterConfig, opts: EngineOptions, stateD
 }
 
 async function planWith(config: RouterConfig, opts: EngineOptions, session: LedgerSession): Promise<PlanRun> {
+  traceStage("plan started");
   // The host is read while the desired state is computed; the lock keeps other routerd processes out meanwhile.
   const ledgerKinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
   for (const e of session.ledger.values()) ledgerKinds.add(e.kind);

@@ -1,9 +1,11 @@
 // routerd serve's side of the ObservabilityPipeline: configures its own pipeline from the config, hands the
 // settings to the daemons (a file they follow, plus OTEL_* for systemd units and spawned daemons), serves
-// the Prometheus endpoint when a pipeline asks for metrics, and reports the sinks' counters as status.
+// the Prometheus endpoint when a pipeline asks for metrics, turns each reconcile's stage marks into a trace
+// (exported when a pipeline exports OTLP traces), and reports the sinks' counters as status.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { telemetrySettings, type ConfigView } from "@routerd/api";
+import { onTraceStage } from "@routerd/resource";
 import {
   EMPTY_SETTINGS,
   SETTINGS_ENV,
@@ -11,6 +13,7 @@ import {
   otelEnvironment,
   parseListen,
   pipelineFamilies,
+  ReconcileTimeline,
   serveMetrics,
   settingsPath,
   writeSettings,
@@ -29,6 +32,8 @@ export class ServeTelemetry {
   private server?: MetricsServer;
   private starting?: Promise<void>;
   private settings = EMPTY_SETTINGS;
+  private readonly timeline = new ReconcileTimeline();
+  private readonly unsubscribe: () => void;
 
   constructor(
     readonly pipeline: Pipeline,
@@ -37,7 +42,13 @@ export class ServeTelemetry {
     private readonly logger: Logger,
     /** Serve's own gauges (resources by phase, daemons), added to the endpoint's answer. */
     private readonly collect: () => MetricFamily[] = () => [],
-  ) {}
+  ) {
+    pipeline.metrics = () => this.families();
+    this.unsubscribe = onTraceStage((stage, at) => {
+      const run = this.timeline.mark(stage, at);
+      if (run) pipeline.trace(run);
+    });
+  }
 
   /** The environment a spawned daemon gets: the settings file, and OTEL_* when a pipeline exports OTLP. */
   env(daemon: string): NodeJS.ProcessEnv {
@@ -93,6 +104,7 @@ export class ServeTelemetry {
   }
 
   async close(): Promise<void> {
+    this.unsubscribe();
     await this.server?.close();
     this.server = undefined;
     await this.pipeline.flush();

@@ -71,4 +71,22 @@ logs:
     expect(errors(`otlp: { endpoint: "http://127.0.0.1:4318", insecure: true }`)).toEqual([]);
     expect(errors(`sampling: { rate: 1.5 }`)).toEqual(["spec.sampling.rate: 1.5 is out of range 0..1"]);
   });
+
+  it("derives the OTLP settings (pipeline, signals, sampling, tls) and checks the client certificate pair", () => {
+    const r = load(`signals: [logs, metrics, traces]
+otlp: { endpoint: "https://otel.example:4318", headers: { Authorization: "Bearer t" }, tls: { caFile: /etc/ca.pem } }
+sampling: { rate: 0.25 }`);
+    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
+    expect(telemetrySettings(makeConfigView(r.config!)).otlp).toEqual({
+      pipeline: "obs",
+      endpoint: "https://otel.example:4318",
+      headers: { Authorization: "Bearer t" },
+      signals: ["logs", "metrics", "traces"],
+      samplingRate: 0.25,
+      tls: { caFile: "/etc/ca.pem", insecureSkipVerify: false },
+    });
+    expect(errors(`otlp: { endpoint: "https://otel.example:4318", tls: { certFile: /etc/c.pem } }`)).toEqual(["spec.otlp.tls: a client certificate needs both certFile and keyFile"]);
+    const warnings = load(`otlp: { endpoint: "https://otel.example:4318", tls: { insecureSkipVerify: true } }`).issues.filter((i) => i.severity === "warning").map((i) => i.field);
+    expect(warnings).toEqual(["spec.otlp.tls.insecureSkipVerify"]);
+  });
 });

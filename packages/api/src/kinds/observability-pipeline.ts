@@ -101,7 +101,14 @@ export interface TelemetrySettings {
   metrics: boolean;
   attributes: Record<string, string>;
   serviceNamespace: string;
-  otlp?: { endpoint: string; headers: Record<string, string>; signals: Array<(typeof SIGNALS)[number]>; samplingRate: number };
+  otlp?: {
+    pipeline: string;
+    endpoint: string;
+    headers: Record<string, string>;
+    signals: Array<(typeof SIGNALS)[number]>;
+    samplingRate: number;
+    tls?: { caFile?: string; certFile?: string; keyFile?: string; insecureSkipVerify: boolean };
+  };
 }
 
 /** The telemetry settings of a config's (active) ObservabilityPipelines; pure. */
@@ -128,7 +135,7 @@ export function telemetrySettings(view: ConfigView): TelemetrySettings {
       }
     }
     if (s.otlp?.endpoint && !out.otlp) {
-      out.otlp = { endpoint: s.otlp.endpoint, headers: s.otlp.headers, signals: s.signals, samplingRate: s.sampling?.rate ?? 1 };
+      out.otlp = { pipeline: r.metadata.name, endpoint: s.otlp.endpoint, headers: s.otlp.headers, signals: s.signals, samplingRate: s.sampling?.rate ?? 1, ...(s.otlp.tls ? { tls: s.otlp.tls } : {}) };
     }
   }
   return out;
@@ -174,7 +181,10 @@ export const observabilityPipelineKind = defineKind<ObservabilityPipelineSpec>({
     if (s.otlp?.endpoint?.startsWith("http://") && !s.otlp.insecure) {
       ctx.error(["otlp", "endpoint"], "a plain http endpoint sends telemetry unencrypted", "use https://, or set insecure: true");
     }
-    if (s.otlp?.tls) ctx.warn(["otlp", "tls"], "custom TLS files are not used yet: the system trust store applies", "remove tls, or use an endpoint the system trusts");
+    const tls = s.otlp?.tls;
+    if (tls && Boolean(tls.certFile) !== Boolean(tls.keyFile)) ctx.error(["otlp", "tls"], "a client certificate needs both certFile and keyFile", "set both, or neither");
+    if (tls && s.otlp?.endpoint?.startsWith("http://")) ctx.warn(["otlp", "tls"], "tls applies to https:// endpoints only; this one is plain http", "use https://, or remove tls");
+    if (tls?.insecureSkipVerify) ctx.warn(["otlp", "tls", "insecureSkipVerify"], "the collector's certificate is not verified: anyone on the path can read and change the telemetry", "set caFile to the collector's CA instead");
     if (s.sampling && !s.signals.includes("traces")) ctx.warn(["sampling"], "sampling applies to traces, which this pipeline does not export");
     for (const other of ctx.all<ObservabilityPipelineSpec>("ObservabilityPipeline")) {
       if (other.index >= res.index || !other.spec.otlp?.endpoint || !s.otlp?.endpoint) continue;

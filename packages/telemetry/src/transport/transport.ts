@@ -2,8 +2,8 @@
 // never waits on it from the producer's side.
 import type { TelemetryRecord } from "../record.js";
 
-export interface Transport {
-  send(records: readonly TelemetryRecord[], timeoutMs: number): Promise<void>;
+export interface Transport<T = TelemetryRecord> {
+  send(records: readonly T[], timeoutMs: number): Promise<void>;
   close(): void;
 }
 
