@@ -10,22 +10,15 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { CHURN_OPTIONS, probed, probeGrowth } from "../soak/memprobe-report.mjs";
+import { REPO, askStatus, churnArgs, printReport, probeInto } from "../soak/churn-kit.mjs";
 import { routerdBgpConfig } from "./impls.mjs";
 import { destroyLab, makeLab, prefixAt, sleep, startPeer } from "./lab.mjs";
 
-const repo = new URL("../..", import.meta.url).pathname;
-const { connectDaemon, daemonSocketPath } = await import(join(repo, "packages/rpc/dist/index.js"));
-const { values } = parseArgs({
-  options: {
-    ...CHURN_OPTIONS,
-    batch: { type: "string", default: "100" },
-    "every-ms": { type: "string", default: "250" },
-    "reset-seconds": { type: "string", default: "30" },
-  },
+const { values, minutes } = churnArgs({
+  batch: { type: "string", default: "100" },
+  "every-ms": { type: "string", default: "250" },
+  "reset-seconds": { type: "string", default: "30" },
 });
-const minutes = Number(values.minutes);
 const batch = Number(values.batch);
 const everyMs = Number(values["every-ms"]);
 const resetMs = Number(values["reset-seconds"]) * 1000;
@@ -44,11 +37,10 @@ try {
   const config = join(dir, "config.json");
   writeFileSync(config, routerdBgpConfig());
   const runDir = join(dir, "run");
-  const probeFile = join(out, "memprobe.jsonl");
-  const probe = probed(values, probeFile);
+  const probe = probeInto(values, out);
   daemon = spawn(
     "ip",
-    ["netns", "exec", lab.r, process.execPath, ...probe.nodeArgs, join(repo, "apps/routerd-bgp/bin/routerd-bgp.js"),
+    ["netns", "exec", lab.r, process.execPath, ...probe.nodeArgs, join(REPO, "apps/routerd-bgp/bin/routerd-bgp.js"),
       "--config", config, "--instance", "bench", "--run-dir", runDir, "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "warn"],
     { stdio: "ignore", env: { ...process.env, ...probe.env } },
   );
@@ -75,19 +67,12 @@ try {
       nextReset = Date.now() + resetMs;
     }
     if (Date.now() >= nextStatus) {
-      let conn;
-      try {
-        conn = await connectDaemon(daemonSocketPath(runDir, "bgp", "bench"), { connectTimeoutMs: 2000, callTimeoutMs: 5000 });
-        await conn.getStatus();
-        statusCalls++;
-      } catch {}
-      conn?.close();
+      if (await askStatus(runDir, "bgp", "bench")) statusCalls++;
       nextStatus = Date.now() + 2000;
     }
     await sleep(everyMs);
   }
-  const report = { minutes, changes, statusCalls, ...probeGrowth(probeFile) };
-  console.log(JSON.stringify(report, null, 2));
+  printReport({ minutes, changes, statusCalls }, probe.file);
   peer.close();
 } finally {
   destroyLab(lab);

@@ -10,19 +10,12 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { CHURN_OPTIONS, probed, probeGrowth } from "../soak/memprobe-report.mjs";
+import { REPO, askStatus, churnArgs, printReport, probeInto, sleep } from "../soak/churn-kit.mjs";
 
-const repo = new URL("../..", import.meta.url).pathname;
-const { connectDaemon, daemonSocketPath } = await import(join(repo, "packages/rpc/dist/index.js"));
-const { values } = parseArgs({
-  options: {
-    ...CHURN_OPTIONS,
-    qps: { type: "string", default: "500" },
-    "reload-seconds": { type: "string", default: "3" },
-  },
+const { values, minutes } = churnArgs({
+  qps: { type: "string", default: "500" },
+  "reload-seconds": { type: "string", default: "3" },
 });
-const minutes = Number(values.minutes);
 const reloadMs = Number(values["reload-seconds"]) * 1000;
 const NS = `rd-dnschurn-${randomBytes(3).toString("hex")}`;
 const RESOLVER = "127.0.0.2";
@@ -31,7 +24,6 @@ const dir = mkdtempSync(join(tmpdir(), "rd-dnschurn-"));
 const out = values.out ?? join(dir, "out");
 mkdirSync(out, { recursive: true });
 const sh = (...argv) => execFileSync(argv[0], argv.slice(1), { encoding: "utf8" });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const children = [];
 const start = (argv, env = {}, log = "/dev/null") => {
   const fd = openSync(log, "a");
@@ -56,28 +48,20 @@ try {
   writeFileSync(configPath, JSON.stringify(config(200)));
   const queries = join(dir, "queries.txt");
   writeFileSync(queries, Array.from({ length: 20_000 }, (_, i) => (i % 10 === 0 ? "nas.lan. A" : `h${i}.example. A`)).join("\n") + "\n");
-  start([process.execPath, join(repo, "bench/soak/dns-peers.mjs"), "upstream", UPSTREAM]);
+  start([process.execPath, join(REPO, "bench/soak/dns-peers.mjs"), "upstream", UPSTREAM]);
   const runDir = join(dir, "run");
-  const probeFile = join(out, "memprobe.jsonl");
-  const probe = probed(values, probeFile);
+  const probe = probeInto(values, out);
   const resolver = start(
-    [process.execPath, "--max-semi-space-size=2", ...probe.nodeArgs, join(repo, "apps/routerd-dns-resolver/bin/routerd-dns-resolver.js"),
+    [process.execPath, "--max-semi-space-size=2", ...probe.nodeArgs, join(REPO, "apps/routerd-dns-resolver/bin/routerd-dns-resolver.js"),
       "--config", configPath, "--instance", "bench", "--run-dir", runDir, "--state-dir", join(dir, "state"), "--log-level", "warn"],
     probe.env,
     join(out, "resolver.log"),
   );
   resolver.once("exit", (code, signal) => process.stderr.write(`resolver exited: ${code ?? signal}\n`));
   // Up (and its SIGHUP handler installed) once it answers GetStatus.
-  for (let up = false; !up; ) {
-    try {
-      const conn = await connectDaemon(daemonSocketPath(runDir, "dns-resolver", "bench"), { connectTimeoutMs: 1000, callTimeoutMs: 2000 });
-      await conn.getStatus();
-      conn.close();
-      up = true;
-    } catch {
-      if (resolver.exitCode !== null || resolver.signalCode !== null) throw new Error("routerd-dns-resolver did not start");
-      await sleep(200);
-    }
+  while (!(await askStatus(runDir, "dns-resolver", "bench", { connectTimeoutMs: 1000, callTimeoutMs: 2000 }))) {
+    if (resolver.exitCode !== null || resolver.signalCode !== null) throw new Error("routerd-dns-resolver did not start");
+    await sleep(200);
   }
   const perf = spawn("ip", ["netns", "exec", NS, "dnsperf", "-s", RESOLVER, "-d", queries, "-l", String(minutes * 60), "-Q", values.qps, "-c", "4", "-t", "2"], { stdio: ["ignore", "pipe", "ignore"] });
   children.push(perf);
@@ -96,18 +80,11 @@ try {
       reloads++;
       nextReload = Date.now() + reloadMs;
     }
-    let conn;
-    try {
-      conn = await connectDaemon(daemonSocketPath(runDir, "dns-resolver", "bench"), { connectTimeoutMs: 2000, callTimeoutMs: 5000 });
-      await conn.getStatus();
-      statusCalls++;
-    } catch {}
-    conn?.close();
+    if (await askStatus(runDir, "dns-resolver", "bench")) statusCalls++;
     await Promise.race([sleep(2000), done]);
   }
   const completed = /Queries completed:\s+(\d+)/.exec(perfOut)?.[1];
-  const report = { minutes, queriesCompleted: Number(completed), reloads, statusCalls, ...probeGrowth(probeFile) };
-  console.log(JSON.stringify(report, null, 2));
+  printReport({ minutes, queriesCompleted: Number(completed), reloads, statusCalls }, probe.file);
 } finally {
   for (const c of children) {
     try {

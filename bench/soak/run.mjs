@@ -14,7 +14,7 @@
 //   node bench/soak/run.mjs --minutes 40                 # the target run: 10 min warm-up + 30 min measured
 //   node bench/soak/run.mjs --minutes 3 --warmup 1 --sample-seconds 10   # a quick look
 //   options: --warmup MIN (default 10, or a quarter of --minutes below 20), --sample-seconds S (default 20),
-//            --out DIR (default /tmp/routerd-soak-<time>), --heap-snapshots (at --snapshot-at MIN, default 2,
+//            --out DIR (new or empty; default /tmp/routerd-soak-<time>-<pid>), --heap-snapshots (at --snapshot-at MIN, default 2,
 //            and at the end, with --heapsnapshot-signal; compare them with heap-diff.mjs or in Chrome
 //            DevTools' Memory tab). Writing a snapshot doubles a process's RSS for a while: RSS slopes of such
 //            a run mean nothing; measure them in a run without snapshots.
@@ -68,7 +68,13 @@ if (process.getuid?.() !== 0) {
   process.exit(2);
 }
 
-const out = values.out ?? join("/tmp", `routerd-soak-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+const out = values.out ?? join("/tmp", `routerd-soak-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
+// Two runs must never share a run dir: its state dir names the processes cleanup kills, and the samples
+// of one would mix with the other's. (Namespaces carry a random id per run: those cannot collide.)
+if (existsSync(out) && readdirSync(out).length) {
+  process.stderr.write(`${out} is not empty (another run's dir?): give a new --out\n`);
+  process.exit(2);
+}
 const dirs = { state: join(out, "state"), run: join(out, "run"), root: join(out, "root") };
 const configPath = join(out, "router.yaml");
 const samplesPath = join(out, "samples.jsonl");

@@ -1,6 +1,9 @@
 export { systemRunner, runJson, CommandError, type CommandResult, type CommandRunner, type RunOptions } from "./exec.js";
 export { rooted, type HostContext } from "./context.js";
-export { NAME_HINTED_KINDS, observeInventory, observableKinds, prefetchInventory, type InventoryPrefetch, type NameHints } from "./inventory.js";
+export { NAME_HINTED_KINDS, observeInventory, observableKinds, prefetchInventory, topicsOfKinds, type InventoryPrefetch, type NameHints, type ObservationCache } from "./inventory.js";
+export { TopicCache, TOPICS, IMPLIES, withImplied, type CacheCounters, type Topic } from "./resident/cache.js";
+export { NetlinkMonitor, MONITOR_ARGV, monitorCommand, subscribed, topicsOfLine, type MonitorHandlers, type MonitorOptions } from "./resident/monitor.js";
+export { ResidentInventory, DEFAULT_RESYNC_MS, type ResidentOptions, type ResidentState, type ResidentView } from "./resident/resident.js";
 export { driftOf, type Difference } from "./drift.js";
 export { apply, type ApplyRequest, type DaemonPort, type Step, type StepResult } from "./executors/apply.js";
 export { replaceTableScript } from "./executors/nft.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { HostContext } from "./context.js";
 import type { CommandResult, CommandRunner, RunOptions } from "./exec.js";
-import { NAME_HINTED_KINDS, observeInventory, prefetchInventory } from "./inventory.js";
+import { NAME_HINTED_KINDS, observeInventory, prefetchInventory, topicsOfKinds } from "./inventory.js";
+import { TopicCache } from "./resident/cache.js";
 
 /** A runner that answers `ip -j route` and `ip -j rule` from canned output and records every call. */
 function fakeHost(answers: Record<string, CommandResult>): { ctx: HostContext; calls: string[] } {
@@ -62,5 +63,28 @@ describe("prefetchInventory", () => {
     expect(prefetch.size).toBe(0);
     expect(calls).toEqual([]);
     expect([...NAME_HINTED_KINDS]).toEqual(expect.arrayContaining(["linux.sysctl", "file", "routerd.daemon", "routerd.lease"]));
+  });
+});
+
+describe("observeInventory with a resident cache", () => {
+  it("answers watched sources from the cache until their topic changes, and reads the others every time", async () => {
+    const { ctx, calls } = fakeHost({ [ROUTES]: ok("[]"), [RULES]: ok("[]"), "nft -j list ruleset": ok(JSON.stringify({ nftables: [] })) });
+    const cache = new TopicCache({ resyncEveryMs: 60_000, now: Date.now });
+    cache.setLive(true);
+    const kinds = ["linux.ipv4.route", "linux.ipv4.fwmarkRule", "nft.table"] as const;
+    const count = (line: string) => calls.filter((c) => c === line).length;
+    await observeInventory(ctx, kinds, new Map(), prefetchInventory(ctx, kinds, cache), cache);
+    const second = await observeInventory(ctx, kinds, new Map(), undefined, cache);
+    expect([count(ROUTES), count(RULES)]).toEqual([1, 1]);
+    expect(count("nft -j list ruleset")).toBe(2); // nothing notifies nft changes: read every run
+    expect(second.get("linux.ipv4.route")?.status).toBe("known");
+    cache.invalidate(topicsOfKinds(["linux.ipv4.fwmarkRule"]));
+    await observeInventory(ctx, kinds, new Map(), undefined, cache);
+    expect([count(ROUTES), count(RULES)]).toEqual([1, 2]);
+  });
+
+  it("maps kinds to the topics that announce their changes; kinds without notifications have none", () => {
+    expect([...topicsOfKinds(["linux.ipv4.routeTable", "linux.link"])].sort()).toEqual(["ipv4.route", "link"]);
+    expect([...topicsOfKinds(["nft.table", "linux.sysctl", "file"])]).toEqual([]);
   });
 });

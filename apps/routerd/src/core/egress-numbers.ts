@@ -2,7 +2,7 @@
 // host: what each candidate was given before, and which rules and tables others use. Only configs with a
 // candidate missing a number pay for it.
 import { allocateEgressNumbers, allocationKey, needsEgressNumbers, type AllocationResult, type EgressNumbers, type EgressRoutePolicySpec, type Resource, type RouterConfig } from "@routerd/api";
-import { observeInventory, type HostContext, type InventoryPrefetch } from "@routerd/host";
+import { observeInventory, type HostContext, type InventoryPrefetch, type ObservationCache } from "@routerd/host";
 import { parseOwnerKey, type Ledger } from "@routerd/resource";
 
 /** The numbers the ledger records per candidate: its fwmark rule carries the candidate's name. */
@@ -17,9 +17,9 @@ export function recordedNumbers(ledger: Ledger): Map<string, EgressNumbers> {
   return out;
 }
 
-export async function egressAllocation(config: RouterConfig, ledger: Ledger, host: HostContext, prefetch?: InventoryPrefetch): Promise<AllocationResult | undefined> {
+export async function egressAllocation(config: RouterConfig, ledger: Ledger, host: HostContext, prefetch?: InventoryPrefetch, cache?: ObservationCache): Promise<AllocationResult | undefined> {
   if (!needsEgressNumbers(config.resources)) return undefined;
-  const inventory = await observeInventory(host, ["linux.ipv4.fwmarkRule", "linux.ipv4.routeTable"], new Map(), prefetch);
+  const inventory = await observeInventory(host, ["linux.ipv4.fwmarkRule", "linux.ipv4.routeTable"], new Map(), prefetch, cache);
   const rules = inventory.get("linux.ipv4.fwmarkRule");
   const tables = inventory.get("linux.ipv4.routeTable");
   let foreign: { tables: Set<number>; marks: Set<number>; priorities: Set<number> } | undefined;

@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, keyFacts, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, keyFacts, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type ObservationCache, type ResidentView, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -54,6 +54,11 @@ export interface EngineOptions {
   beforeApply?: () => Promise<boolean>;
   /** Told the desired state before anything is applied (serve configures its daemons from the active view). */
   onDesired?: (desired: DesiredState) => void;
+  /**
+   * A resident view of the kernel (routerd serve): watched kinds are read from it while no notification says
+   * they changed; this run's own changes are reported to it. One-shot commands observe everything afresh.
+   */
+  resident?: ResidentView;
 }
 
 export interface PlanRun {
@@ -65,7 +70,7 @@ export interface PlanRun {
   status?: StatusView;
 }
 
-export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext, prefetch?: InventoryPrefetch): Promise<Inventory> {
+export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<{ kind: ArtifactKind; name: string }>, host: HostContext, prefetch?: InventoryPrefetch, cache?: ObservationCache): Promise<Inventory> {
   const kinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
   const hints = new Map<ArtifactKind, Set<string>>();
   const add = (kind: ArtifactKind, name: string) => {
@@ -78,7 +83,7 @@ export async function observeFor(desired: DesiredState, ledgerEntries: Iterable<
   for (const d of desired.desired) add(d.kind, d.name);
   for (const e of ledgerEntries) add(e.kind, e.name);
   if (kinds.has("linux.ipv4.routeTable")) kinds.add("linux.ipv4.route");
-  return observeInventory(host, kinds, hints as NameHints, prefetch);
+  return observeInventory(host, kinds, hints as NameHints, prefetch, cache);
 }
 
 /** plan and `reconcile --dry-run`: reads state, never writes it. */
@@ -96,7 +101,8 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   // The host is read while the desired state is computed; the lock keeps other routerd processes out meanwhile.
   const ledgerKinds = new Set<ArtifactKind>(ALWAYS_OBSERVED);
   for (const e of session.ledger.values()) ledgerKinds.add(e.kind);
-  const prefetch = prefetchInventory(opts.host, ledgerKinds);
+  const cache = opts.resident?.cache;
+  const prefetch = prefetchInventory(opts.host, ledgerKinds, cache);
   const statuses = readStatuses(session.stateDir);
   traceStage("ledger and status read");
   const links = readsInterfaceStatus(config) || (opts.publish && config.resources.some((r) => r.kind === "Interface"));
@@ -104,7 +110,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   const runtime = opts.runtime ?? (await readRuntime(makeConfigView(config), opts.host.runDir, { ...(links ? { links: opts.host } : {}), ...(reads ? { wireguard: opts.host } : {}) }));
   traceStage("runtime facts read");
   // Only configs that use `when` or `*From` pay for the status view (and runs that publish it).
-  const egressNumbers = needsEgressNumbers(config.resources) ? await egressAllocation(config, session.ledger, opts.host, prefetch) : undefined;
+  const egressNumbers = needsEgressNumbers(config.resources) ? await egressAllocation(config, session.ledger, opts.host, prefetch, cache) : undefined;
   const status = reads
     ? statusViewFor(config, runtime, statuses, {
         ...(opts.when ? { when: opts.when } : {}),
@@ -129,7 +135,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
   });
   traceStage("desired state computed");
   opts.onDesired?.(desired);
-  const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch);
+  const inventory = await observeFor(desired, session.ledger.values(), opts.host, prefetch, cache);
   traceStage("host observed");
   return { desired, inventory, statuses, plan: plan({ desired, inventory, ledger: session.ledger, statuses, allowEmpty: opts.allowEmpty ?? false }), ...(status ? { status } : {}) };
 }
@@ -193,10 +199,14 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     const applied = await applying;
 
     traceStage("applied");
+    // What this run changed is read again, from the host: a resident view forgets it before verifying.
+    if (applied.length) opts.resident?.touched(applied.map((r) => r.kind));
     // Verify by re-observing (only when something was applied); record only what the host confirms, and a
     // desired artifact missing afterwards fails the run even when its executor said it succeeded.
-    const verified = applied.length ? await observeFor(desired, ledger.values(), opts.host) : run.inventory;
+    const verified = applied.length ? await observeFor(desired, ledger.values(), opts.host, undefined, opts.resident?.cache) : run.inventory;
     const results = applied.length ? verifyResults(desired.desired, run.inventory, verified, applied) : applied;
+    // A step that failed or did not verify may have changed more than it said: the next run reads everything.
+    if (results.some((r) => !r.ok)) opts.resident?.doubt("a change did not apply as planned");
     traceStage("verified");
     recordConfirmed(ledger, desired, verified, now);
     forgetRemoved(ledger, p, gcRemovals, results, verified);

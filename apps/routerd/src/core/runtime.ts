@@ -22,7 +22,7 @@ import {
   type RuntimeView,
   type WireGuardFacts,
 } from "@routerd/api";
-import { observeLinkFacts, observeWireGuardDevices, type HostContext, type WireGuardDeviceState } from "@routerd/host";
+import { observeLinkFacts, observeWireGuardDevices, type HostContext, type ObservationCache, type WireGuardDeviceState } from "@routerd/host";
 import type { DaemonConnection } from "@routerd/rpc";
 
 async function resourceState(runDir: string, daemon: string, instance: string): Promise<{ phase: string; details?: unknown } | { unknown: string }> {
@@ -78,10 +78,14 @@ function sessionDefaults(f: RuntimeFact<PppoeSession>): RuntimeFact<PppoeSession
   return f.state === "present" ? { ...f, value: { ...f.value, dnsServers: f.value.dnsServers ?? [] } } : f;
 }
 
-/** The host's links, or undefined when they cannot be read (an Interface's status is then unknown). */
-export async function readLinks(host: HostContext): Promise<Map<string, LinkFacts> | undefined> {
+/**
+ * The host's links, or undefined when they cannot be read (an Interface's status is then unknown). With a
+ * cache (routerd serve's resident inventory), the last reading while no link or address changed.
+ */
+export async function readLinks(host: HostContext, cache?: ObservationCache): Promise<Map<string, LinkFacts> | undefined> {
   try {
-    return new Map((await observeLinkFacts(host)).map((l) => [l.ifname, l]));
+    const facts = cache ? await cache.read("link facts", ["link", "ipv4.address", "ipv6.address"], () => observeLinkFacts(host)) : await observeLinkFacts(host);
+    return new Map(facts.map((l) => [l.ifname, l]));
   } catch {
     return undefined;
   }
@@ -113,7 +117,7 @@ export function vrrpRole(runDir: string, name: string): RuntimeFact<string> {
  * What the daemons know, and with `links` the host's links (only when something reads an Interface's status:
  * a `*From` or `when.state`, or a status report).
  */
-export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; knownLinks?: ReadonlyMap<string, LinkFacts>; wireguard?: HostContext } = {}): Promise<RuntimeView> {
+export async function readRuntime(view: ConfigView, runDir: string, opts: { links?: HostContext; knownLinks?: ReadonlyMap<string, LinkFacts>; wireguard?: HostContext; cache?: ObservationCache } = {}): Promise<RuntimeView> {
   const dhcpv4 = new Map<string, RuntimeFact<Dhcpv4Lease>>();
   const prefixes = new Map<string, RuntimeFact<DelegatedPrefix>>();
   const pppoe = new Map<string, RuntimeFact<PppoeSession>>();
@@ -125,7 +129,7 @@ export async function readRuntime(view: ConfigView, runDir: string, opts: { link
     ...view.all("DHCPv6PrefixDelegation").map(async (r) => prefixes.set(r.metadata.name, fact(await resourceState(runDir, "dhcpv6-client", r.metadata.name), isPrefix))),
     ...view.all("PPPoESession").map(async (r) => pppoe.set(r.metadata.name, sessionDefaults(fact(await resourceState(runDir, PPPOE_CLIENT_DAEMON, r.metadata.name), isSession)))),
     ...view.all("BGPRouter").map(async (r) => bgp.set(r.metadata.name, await bgpFacts(runDir, r.metadata.name))),
-    ...(opts.links ? [readLinks(opts.links).then((l) => (links = l))] : []),
+    ...(opts.links ? [readLinks(opts.links, opts.cache).then((l) => (links = l))] : []),
     ...(opts.wireguard && view.all("WireGuardInterface").length ? [readWireGuard(opts.wireguard).then((w) => (wireguard = w))] : []),
   ]);
   const vrrpRoles = new Map(view.all<{ mode?: string }>("VirtualAddress").filter((r) => r.spec.mode === "vrrp").map((r) => [r.metadata.name, vrrpRole(runDir, r.metadata.name)] as const));

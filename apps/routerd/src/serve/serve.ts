@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRoutePolicySpec, type HealthCheckSpec, type IngressServiceSpec, type LinkFacts, type Resource, type RouterConfig, type RouterdClusterSpec } from "@routerd/api";
 import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
-import { rooted, systemRunner, type DaemonPort, type HostContext } from "@routerd/host";
+import { rooted, systemRunner, type DaemonPort, type HostContext, type ResidentInventory } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
 import { parseOwnerKey, readStatuses } from "@routerd/resource";
 import type { Logger } from "pino";
@@ -26,6 +26,7 @@ import { nextDueAt, shouldCycle, sleepMs } from "./schedule.js";
 import { Supervisor } from "./supervisor.js";
 import { ServeGenerations } from "./confirm.js";
 import { VrrpRoles } from "./vrrp-roles.js";
+import { inventoryDetails, serveInventory } from "./inventory.js";
 import { ServeTelemetry } from "./telemetry.js";
 import type { MetricFamily, Pipeline } from "@routerd/telemetry";
 
@@ -63,12 +64,15 @@ export class Server {
   private readonly generations: ServeGenerations;
   private lastCycleAt = 0;
   private readonly telemetry?: ServeTelemetry;
+  /** The kernel as last observed, kept current by netlink notifications (see inventory.ts). */
+  private readonly resident: ResidentInventory;
 
   constructor(private readonly opts: ServeOptions) {
     const t = opts.telemetry;
     if (t) this.telemetry = new ServeTelemetry(t.pipeline, opts.host.runDir, t.metricsListen, opts.logger, () => this.metrics());
     this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: (daemon: string) => this.telemetry!.env(daemon) } : {}) }, opts.logger);
     this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
+    this.resident = serveInventory(opts.logger, () => this.ctx);
   }
 
   /** Ask for a reconcile soon (debounced: many kicks, one run). */
@@ -84,12 +88,14 @@ export class Server {
       runDir: this.opts.host.runDir,
       stateDir: this.opts.host.stateDir,
       logger: this.opts.logger,
-      commands: { reconcile: () => this.kick() },
-      onReload: () => this.kick(),
+      // An operator's request reads the whole host again, whatever the notifications said.
+      commands: { reconcile: () => this.recheck("routerctl reconcile") },
+      onReload: () => this.recheck("SIGHUP"),
       onStop: () => this.wake?.(),
       ...(this.telemetry ? { telemetry: this.telemetry.pipeline } : {}),
     });
     this.ctx = daemon;
+    this.resident.start();
     this.supervisor.start();
     void watchTransitions(this.opts.host.runDir, daemon.signal, () => this.kick());
     void watchLeaseEvents(this.opts.host.runDir, daemon.signal, () => this.config, () => this.kick());
@@ -107,11 +113,17 @@ export class Server {
         daemon.events.emit({ topic: "reconcile.failed", severity: "error", message: (err as Error).message });
       }
     }
+    this.resident.stop();
     if (this.opts.stopDaemonsOnExit) await this.supervisor.stopAll();
     else this.supervisor.detach();
     this.lease?.release();
     await daemon.done;
     await this.telemetry?.close();
+  }
+
+  private recheck(why: string): void {
+    this.resident.doubt(`${why}: everything is read again`);
+    this.kick();
   }
 
   /** Serve's gauges for the Prometheus endpoint. */
@@ -204,7 +216,7 @@ export class Server {
         // Standby: plan only, and make sure nothing keeps running that would act on the host.
         await this.supervisor.stopAll();
         this.supervisor.start();
-        const run = await planOnly(config, { host: this.opts.host }, this.opts.host.stateDir);
+        const run = await planOnly(config, { host: this.opts.host, resident: this.resident }, this.opts.host.stateDir);
         ctx.status.setDetails({ role: state.role, pendingChanges: run.plan.summary.create + run.plan.summary.update + run.plan.summary.delete });
         return;
       }
@@ -223,7 +235,7 @@ export class Server {
 
     const dirs = { runDir: this.opts.host.runDir, stateDir: this.opts.host.stateDir, root: this.opts.host.root };
     // Daemon facts are read once here: reconcile uses them, and so does the status serve reports.
-    const [read, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {}), wireguard: this.opts.host })]);
+    const [read, runtime] = await Promise.all([readProbeStates(this.opts.host.runDir), readRuntime(view, this.opts.host.runDir, { ...(readsInterfaceStatus(config) ? { links: this.opts.host } : this.links ? { knownLinks: this.links } : {}), wireguard: this.opts.host, cache: this.resident.cache })]);
     const health = this.probeStates.use(read, Date.now());
     const selection = this.selectUplinks(view.all<EgressRoutePolicySpec>("EgressRoutePolicy"), health, ctx);
     const ingress = selectIngress(view, health);
@@ -245,9 +257,9 @@ export class Server {
       this.resolved = nextResolved(this.resolved, d.view);
       active = makeConfigView({ ...config, resources: daemonResources(d.view, this.resolved) }, runtime);
     };
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired });
+    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired, resident: this.resident });
     // Interface status for the next run, read off the critical path (a failover does not wait for it).
-    if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host).then((l) => (this.links = l));
+    if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host, this.resident.cache).then((l) => (this.links = l));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
@@ -269,7 +281,7 @@ export class Server {
     }
     ctx.status.setPhase(result.ok ? "Running" : "Degraded");
     const pendingConfirmation = this.generations.details();
-    ctx.status.setDetails({ lastReconcile: new Date().toISOString(), ok: result.ok, summary: result.plan.summary, daemons: this.supervisor.running(), ...(pendingConfirmation ? { pendingConfirmation } : {}) });
+    ctx.status.setDetails({ lastReconcile: new Date().toISOString(), ok: result.ok, summary: result.plan.summary, daemons: this.supervisor.running(), inventory: inventoryDetails(this.resident.state()), ...(pendingConfirmation ? { pendingConfirmation } : {}) });
     if (result.changed || !result.ok) {
       ctx.events.emit({
         topic: result.ok ? "reconcile.applied" : "reconcile.failed",
