@@ -118,10 +118,18 @@ describe("runDaemon over gRPC", () => {
 
     const ac = new AbortController();
     const live = client.watchEvents({ signal: ac.signal }); // no cursor: live only
-    const got = take(live, 1);
-    await new Promise((r) => setTimeout(r, 100)); // let the stream open before the live event
-    const d = daemon.events.emit({ topic: "echo.d", message: "d" });
-    expect((await got).map((e) => e.seq)).toEqual([d.seq]);
+    let received: Awaited<ReturnType<typeof take>> | undefined;
+    const got = take(live, 1).then((e) => (received = e));
+    // Live events until the stream (opened at some moment on a busy machine) delivers one: the first it delivers
+    // must be one of them, never an earlier event replayed.
+    const emitted: number[] = [];
+    while (received === undefined && emitted.length < 300) {
+      emitted.push(daemon.events.emit({ topic: "echo.d", message: "d" }).seq);
+      await Promise.race([got, new Promise((r) => setTimeout(r, 50))]);
+    }
+    await got;
+    expect(received!).toHaveLength(1);
+    expect(emitted).toContain(received![0]!.seq);
   });
 
   it("cuts off a watcher that stops reading, telling it where to resume", async () => {
