@@ -2,13 +2,18 @@
 // packaged for Debian): POST /v1/logs, /v1/traces and /v1/metrics with a protobuf body (gzip or not) are
 // decoded by otlp-decode.mjs and kept with their headers; anything it cannot decode is answered 400 and
 // kept under `errors`. GET /received returns what came in. Prints {"port":N} when ready; runs until killed.
-import { createServer } from "node:http";
+// Usage: node otlp-receiver.mjs [PORT] [CERT KEY]   (with CERT and KEY: HTTPS)
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { gunzipSync } from "node:zlib";
 import { decode, REQUEST_TYPES } from "./otlp-decode.mjs";
 
 const received = { logs: [], traces: [], metrics: [], errors: [] };
 
-const server = createServer((req, res) => {
+const [, , portArg, certFile, keyFile] = process.argv;
+const tls = certFile && keyFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : undefined;
+const handler = (req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
@@ -34,7 +39,8 @@ const server = createServer((req, res) => {
     }
     res.writeHead(404).end();
   });
-});
+};
+const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
 
-await new Promise((r) => server.listen(Number(process.argv[2] ?? 0), "127.0.0.1", r));
+await new Promise((r) => server.listen(Number(portArg ?? 0), "127.0.0.1", r));
 process.stdout.write(JSON.stringify({ port: server.address().port }) + "\n");

@@ -4,6 +4,7 @@
 // numbers. The OpenTelemetry Collector itself is not in Debian and was not run. Sampling 0 stops traces; a
 // collector killed mid-run costs counted drops while serve and a Loki sink carry on.
 import { execFileSync, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
@@ -58,13 +59,15 @@ let router: Router;
 let otlp: { child: ChildProcess; port: number };
 let loki: { child: ChildProcess; port: number };
 let samplingRate = 1;
+/** Where otlp points (plain http to `otlp` until the TLS test). */
+let target: { endpoint?: string; tls?: Record<string, string> } = {};
 
 function inNs(argv: string[]): string {
   return execFileSync("ip", ["netns", "exec", router.ns, ...argv], { encoding: "utf8", timeout: 10_000 });
 }
 
-function received(): Received {
-  return JSON.parse(inNs(["curl", "-sf", `http://127.0.0.1:${otlp.port}/received`])) as Received;
+function received(receiver = otlp, scheme = "http"): Received {
+  return JSON.parse(inNs(["curl", "-sfk", `${scheme}://127.0.0.1:${receiver.port}/received`])) as Received;
 }
 
 /** Every log record with its resource's attributes and the request's headers. */
@@ -80,8 +83,8 @@ function metrics(r: Received) {
   return r.metrics.flatMap((q) => q.body.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => ({ resource: attrs(rm.resource), m })))));
 }
 
-async function start(script: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = lab.spawn(router.ns, [process.execPath, join(import.meta.dirname, script)]);
+async function start(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = lab.spawn(router.ns, [process.execPath, join(import.meta.dirname, script), ...args]);
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
@@ -103,7 +106,7 @@ function writeConfig(extra: ReturnType<typeof res>[] = []): void {
         serviceNamespace: "home-lab",
         attributes: { site: "lab", "deployment.environment": "test" },
         logs: { sinks: [{ name: "loki", type: "loki", loki: { url: `http://127.0.0.1:${loki.port}` } }] },
-        otlp: { endpoint: `http://127.0.0.1:${otlp.port}`, insecure: true, headers: { Authorization: "Bearer t0ken" } },
+        otlp: { endpoint: target.endpoint ?? `http://127.0.0.1:${otlp.port}`, insecure: true, headers: { Authorization: "Bearer t0ken" }, ...(target.tls ? { tls: target.tls } : {}) },
         sampling: { rate: samplingRate },
       }),
       apiVersion: "system.routerd.net/v1alpha1",
@@ -130,14 +133,15 @@ afterAll(async () => {
 });
 
 describe("OTLP export", () => {
-  it("log records of serve and routerd-healthcheck, with the resource attributes and headers", { timeout: 60_000 }, async () => {
+  // Generous waits: serve, routerd-healthcheck and the SDK start on a machine that may be busy.
+  it("log records of serve and routerd-healthcheck, with the resource attributes and headers", { timeout: 120_000 }, async () => {
     const all = await until(
       "OTLP log records of routerd and routerd-healthcheck",
       () => {
         const l = logs(received());
         return l.some((x) => x.rec.eventName === "config.loaded") && l.some((x) => x.resource["service.name"] === "routerd-healthcheck" && x.attrs["routerd.kind"] === "event") ? l : undefined;
       },
-      45_000,
+      100_000,
       500,
     );
     const loaded = all.find((x) => x.rec.eventName === "config.loaded")!;
@@ -212,9 +216,44 @@ describe("OTLP export", () => {
     expect(roots().filter((x) => BigInt(x.span.startTimeUnixNano) > reloadedAt)).toEqual([]);
   });
 
+  it("https: refused without the collector's CA (failing, drops counted), accepted with otlp.tls.caFile", { timeout: 90_000 }, async () => {
+    // A CA and a server certificate for 127.0.0.1, made for this test.
+    const ext = lab.path("san.ext");
+    writeFileSync(ext, "subjectAltName=IP:127.0.0.1\n");
+    const ssl = (...a: string[]) => execFileSync("openssl", a, { stdio: "pipe", timeout: 30_000 });
+    const [caKey, ca, key, csr, cert] = ["ca.key", "ca.pem", "srv.key", "srv.csr", "srv.pem"].map((f) => lab.path(f)) as [string, string, string, string, string];
+    ssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", caKey, "-out", ca, "-days", "1", "-subj", "/CN=routerd-test-ca");
+    ssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1");
+    ssl("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "1", "-extfile", ext);
+    const secure = await start("otlp-receiver.mjs", ["0", cert, key]);
+    try {
+      const otlpSinks = async () => ((await router.published("ObservabilityPipeline/telemetry"))?.sinks as Record<string, unknown>[] | undefined)?.filter((x) => x.type === "otlp");
+      // The system trust store does not know this CA: the exporter refuses the collector.
+      target = { endpoint: `https://127.0.0.1:${secure.port}` };
+      writeConfig([res("HealthCheck", "tls1", { type: "icmp", target: "127.0.0.1", interval: "1s", timeout: "500ms" })]);
+      const refused = await until(
+        "the OTLP log sink failing on the unknown CA",
+        async () => (await otlpSinks())?.find((x) => x.name === "otlp-logs" && x.state === "failing" && (x.dropped as number) > 0),
+        45_000,
+        1000,
+      );
+      expect(String(refused.lastError)).toMatch(/certificate|self.signed|issuer/i);
+      expect(received(secure, "https").logs).toEqual([]);
+      // With the CA, the same collector gets the records (the reload's config.loaded among them).
+      target = { endpoint: `https://127.0.0.1:${secure.port}`, tls: { caFile: ca } };
+      writeConfig([res("HealthCheck", "tls2", { type: "icmp", target: "127.0.0.1", interval: "1s", timeout: "500ms" })]);
+      const got = await until("log records over https", () => logs(received(secure, "https")).find((x) => x.rec.eventName === "config.loaded"), 45_000, 1000);
+      expect(got.headers).toMatchObject({ authorization: "Bearer t0ken" });
+      expect(got.rec.body?.stringValue).toBe("3 resources");
+    } finally {
+      secure.child.kill("SIGKILL");
+      target = {};
+    }
+  });
+
   it("a collector killed mid-run: OTLP drops counted in status, serve and the Loki sink carry on", { timeout: 90_000 }, async () => {
     otlp.child.kill("SIGKILL");
-    writeConfig([res("HealthCheck", "self2", { type: "icmp", target: "127.0.0.1", interval: "1s", timeout: "500ms" })]);
+    writeConfig(["self2", "self3"].map((n) => res("HealthCheck", n, { type: "icmp", target: "127.0.0.1", interval: "1s", timeout: "500ms" })));
     const sinks = await until(
       "OTLP drop counters in serve's status",
       async () => {
@@ -228,12 +267,12 @@ describe("OTLP export", () => {
     expect(sinks.find((x) => x.name === "otlp-logs")).toMatchObject({ type: "otlp", state: "failing" });
     expect(String(sinks.find((x) => x.name === "otlp-logs")!.lastError)).toMatch(/ECONNREFUSED|connect/i);
     expect(sinks.map((x) => x.name)).toEqual(expect.arrayContaining(["loki", "otlp-logs", "otlp-traces", "otlp-metrics"]));
-    // The Loki sink got the reload after the kill ("3 resources"), so nothing waited on the dead collector.
+    // The Loki sink got the reload after the kill ("4 resources"), so nothing waited on the dead collector.
     const lokiLines = () => {
       const r = JSON.parse(inNs(["curl", "-sf", `http://127.0.0.1:${loki.port}/received`])) as { pushes: { body: { streams: { values: [string, string][] }[] } }[] };
       return r.pushes.flatMap((p) => p.body.streams.flatMap((s) => s.values.map(([, line]) => JSON.parse(line) as { message: string })));
     };
-    await until("the reload at the Loki receiver", () => lokiLines().some((l) => l.message === "3 resources"), 20_000, 500);
+    await until("the reload at the Loki receiver", () => lokiLines().some((l) => l.message === "4 resources"), 20_000, 500);
     expect(sinks.find((x) => x.name === "loki")).toMatchObject({ state: "ok", dropped: 0 });
   });
 });
