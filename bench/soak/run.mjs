@@ -87,7 +87,8 @@ let serve;
 const timers = [];
 const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0, statusTimeouts: 0, bgpChanges: 0 };
 
-const ownedPaths = [`${dirs.state}/`, `${dirs.run}/`];
+// A path inside one of them, or the dir itself as a whole argument (cmdline separates arguments with NUL).
+const ownedPaths = [dirs.state, dirs.run].flatMap((d) => [`${d}/`, `${d}\0`]);
 
 async function cleanup() {
   for (const t of timers) clearInterval(t);
