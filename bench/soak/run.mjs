@@ -27,7 +27,7 @@
 // Everything it creates (namespaces rdsoak-<id>-*, processes) is removed at the end, also on Ctrl-C.
 import { execFile, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { LAN_ADDRESS, writeConfig } from "./config.mjs";
 import { SoakLab, stopProcess } from "./lab.mjs";
@@ -68,7 +68,7 @@ if (process.getuid?.() !== 0) {
   process.exit(2);
 }
 
-const out = values.out ?? join("/tmp", `routerd-soak-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
+const out = values.out !== undefined ? resolve(values.out) : join("/tmp", `routerd-soak-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
 // Two runs must never share a run dir: its state dir names the processes cleanup kills, and the samples
 // of one would mix with the other's. (Namespaces carry a random id per run: those cannot collide.)
 if (existsSync(out) && readdirSync(out).length) {
@@ -87,14 +87,20 @@ let serve;
 const timers = [];
 const counters = { targetToggles: 0, statusCalls: 0, statusFailures: 0, statusTimeouts: 0, bgpChanges: 0 };
 
+// A path inside one of them, or the dir itself as a whole argument (cmdline separates arguments with NUL).
+const ownedPaths = [dirs.state, dirs.run].flatMap((d) => [`${d}/`, `${d}\0`]);
+
 async function cleanup() {
   for (const t of timers) clearInterval(t);
   await stopProcess(serve, 20_000); // --stop-daemons-on-exit: serve stops its daemons
-  // Anything still running from the run dir (a daemon serve could not stop) is killed by pid.
+  // Anything still running from the run's state or run dir (a daemon serve could not stop, a companion such
+  // as routerd-bgp's gobgpd, whose command line names only the run dir) is killed by pid; a shell that
+  // started this bench (`--out DIR`) or follows its serve.log is not one of them.
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(dirs.state)) process.kill(Number(entry), "SIGKILL");
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (ownedPaths.some((p) => cmdline.includes(p))) process.kill(Number(entry), "SIGKILL");
     } catch {
       /* gone */
     }

@@ -64,9 +64,9 @@ beforeAll(async () => {
   ns.ip("link set lan0p up");
   writeFileSync(join(tmp.dir, "router.yaml"), config);
   serve = startServe(ns, { config: join(tmp.dir, "router.yaml"), ...dirs });
-  await until("address, route and rule applied", allThere, 30_000, 200);
+  await until("address, route and rule applied", allThere, 60_000, 200); // node starts slowly on a loaded machine
   await until("the resident inventory is live", () => inventory()?.live, 30_000, 200);
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   await serve?.stop("SIGKILL");
