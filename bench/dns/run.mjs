@@ -248,7 +248,15 @@ function mappings(pid) {
       rows.push(current);
     } else if (line.startsWith("Rss:") && current) current.rssKb = Number(line.split(/\s+/)[1]);
   }
-  return rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`).join("\n");
+  const byPath = new Map();
+  for (const r of rows) {
+    // V8 allocates its heap in 256 kB pages: counted apart from other anonymous memory.
+    const key = r.path === "[anon]" && r.sizeKb === 256 ? "[anon 256 kB pages]" : r.path;
+    byPath.set(key, (byPath.get(key) ?? 0) + r.rssKb);
+  }
+  const totals = [...byPath].sort((a, b) => b[1] - a[1]).map(([path, kb]) => `${String(kb).padStart(8)} kB total ${path}`);
+  const top = rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`);
+  return [...totals, ...top].join("\n");
 }
 
 /** For our resolver: which UDP path serves, seen from outside (the native helper is mapped into the process). */
