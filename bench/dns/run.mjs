@@ -21,7 +21,7 @@
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -259,10 +259,11 @@ function mappings(pid) {
   return [...totals, ...top].join("\n");
 }
 
-/** For our resolver: which UDP path serves, seen from outside (the native helper is mapped into the process). */
+/** For our resolver: which UDP path serves, seen from outside (the native helper's thread is "dns-udp-recv"). */
 function udpPath(kind, pid) {
   if (!["ours", "base", "dgram"].includes(kind)) return "";
-  return readFileSync(`/proc/${pid}/maps`, "utf8").includes("udp-batch.node") ? " [native UDP]" : " [node:dgram]";
+  const threads = readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim());
+  return threads.includes("dns-udp-recv") ? " [native UDP]" : " [node:dgram]";
 }
 
 function rssMb(pid) {

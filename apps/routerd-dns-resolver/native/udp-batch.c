@@ -365,6 +365,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     return throw_errno(env, "pthread_create", rc, address, port);
   }
   h->thread_started = 1;
+  // Seen in top -H and /proc/PID/task/*/comm (bench/dns tells the native path by it).
+  pthread_setname_np(h->thread, "dns-udp-recv");
   return result;
 }
 
