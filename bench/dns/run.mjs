@@ -21,7 +21,7 @@
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -248,13 +248,22 @@ function mappings(pid) {
       rows.push(current);
     } else if (line.startsWith("Rss:") && current) current.rssKb = Number(line.split(/\s+/)[1]);
   }
-  return rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`).join("\n");
+  const byPath = new Map();
+  for (const r of rows) {
+    // V8 allocates its heap in 256 kB pages: counted apart from other anonymous memory.
+    const key = r.path === "[anon]" && r.sizeKb === 256 ? "[anon 256 kB pages]" : r.path;
+    byPath.set(key, (byPath.get(key) ?? 0) + r.rssKb);
+  }
+  const totals = [...byPath].sort((a, b) => b[1] - a[1]).map(([path, kb]) => `${String(kb).padStart(8)} kB total ${path}`);
+  const top = rows.sort((x, y) => y.rssKb - x.rssKb).slice(0, 25).map((r) => `${String(r.rssKb).padStart(8)} kB of ${String(r.sizeKb).padStart(8)} kB ${r.path}`);
+  return [...totals, ...top].join("\n");
 }
 
-/** For our resolver: which UDP path serves, seen from outside (the native helper is mapped into the process). */
+/** For our resolver: which UDP path serves, seen from outside (the native helper's thread is "dns-udp-recv"). */
 function udpPath(kind, pid) {
   if (!["ours", "base", "dgram"].includes(kind)) return "";
-  return readFileSync(`/proc/${pid}/maps`, "utf8").includes("udp-batch.node") ? " [native UDP]" : " [node:dgram]";
+  const threads = readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim());
+  return threads.includes("dns-udp-recv") ? " [native UDP]" : " [node:dgram]";
 }
 
 function rssMb(pid) {

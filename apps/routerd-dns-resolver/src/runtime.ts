@@ -5,10 +5,11 @@ import type { Socket } from "node:dgram";
 import { AnswerCache, DEFAULT_CACHE, type CacheSettings } from "./cache/answer-cache.js";
 import type { ForwarderConfig, ResolverConfig, UpstreamConfig, ZoneConfig } from "./config/config.js";
 import type { AnswerValidator } from "./dnssec/validation.js";
-import { MemorySettler } from "./memory/settle.js";
+import { DEFAULT_SETTLE, MemorySettler } from "./memory/settle.js";
 import { QueryLog } from "./resolver/query-log.js";
 import { Resolver } from "./resolver/resolver.js";
 import { Listeners, type ListenerState } from "./server/listeners.js";
+import { loadNative } from "./server/native/addon.js";
 import type { TcpLimits } from "./server/tcp-server.js";
 import type { ForwardRule } from "./upstream/forwarder.js";
 import type { HealthTransition } from "./upstream/health.js";
@@ -64,7 +65,8 @@ export class ResolverRuntime {
     this.listeners = new Listeners(() => this.resolver, (s) => hooks.onListeners?.(s), hooks.tcpLimits, {
       onSocketError: (message) => hooks.onError?.("udp socket", new Error(message)),
     });
-    this.settler = new MemorySettler(() => this.resolver.stats.queries);
+    const native = loadNative().addon;
+    this.settler = new MemorySettler(() => this.resolver.stats.queries, { ...DEFAULT_SETTLE, ...(native ? { trim: () => native.trim() } : {}) });
     this.settler.start();
   }
 

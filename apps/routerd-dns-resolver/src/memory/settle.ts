@@ -2,7 +2,8 @@
 // the C-heap blocks of every datagram it received, until the next full collection — which a resolver that
 // then goes quiet may not reach for hours: it would sit at the burst's peak size. When traffic has gone
 // quiet after the process grew, one full collection brings it back towards what it really holds
-// (bench/dns/run.mjs, RSS with 100k cached entries, measures it).
+// (bench/dns/run.mjs, RSS with 100k cached entries, measures it). Then malloc_trim hands the C heap's free
+// pages back, which glibc would otherwise keep at the burst's peak.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -15,6 +16,8 @@ export interface SettleOptions {
   growthBytes: number;
   /** The resident size now (bytes). */
   rss?: () => number;
+  /** Gives free C-heap pages back after the collection (the native helper's malloc_trim), when there is one. */
+  trim?: () => unknown;
 }
 
 export const DEFAULT_SETTLE: SettleOptions = { intervalMs: 5000, quietQps: 200, growthBytes: 8 << 20 };
@@ -68,6 +71,8 @@ export class MemorySettler {
     if (this.gc === null) this.gc = fullCollection();
     if (this.gc === undefined) return false;
     this.gc();
+    // The collection frees the C blocks its garbage held (datagrams, sockets); glibc keeps their pages.
+    this.opts.trim?.();
     this.settles++;
     // What the collection could not give back (the cache itself) is the new normal.
     this.baseline = this.rss();

@@ -16,6 +16,8 @@ export interface UdpBatchAddon {
   open(address: string, port: number, rcvbuf: number, sndbuf: number, onBatch: (slot: number, count: number, errno: number) => void): OpenedSocket;
   send(handle: object, staging: Buffer, count: number, slot: number): number;
   close(handle: object): void;
+  /** glibc malloc_trim(0): hands free C-heap pages back to the kernel; true when some went. */
+  trim(): boolean;
   SLOTS: number;
   BATCH: number;
   PKT: number;
@@ -31,11 +33,15 @@ const CANDIDATES = ["../../../dist/native/udp-batch.node", "../native/udp-batch.
 
 let cached: AddonChoice | undefined;
 
-/** The addon, or why not. `env.ROUTERD_DNS_UDP=dgram` chooses node:dgram on purpose. */
+/** The addon for UDP, or why not. `env.ROUTERD_DNS_UDP=dgram` chooses node:dgram on purpose. */
 export function loadUdpBatch(env: NodeJS.ProcessEnv = process.env): AddonChoice {
   if (env.ROUTERD_DNS_UDP === "dgram") return { reason: "ROUTERD_DNS_UDP=dgram" };
-  if (cached !== undefined) return cached;
-  cached = load();
+  return loadNative();
+}
+
+/** The addon whatever UDP uses (its trim() serves the memory settle either way), or why not. */
+export function loadNative(): AddonChoice {
+  cached ??= load();
   return cached;
 }
 
