@@ -13,11 +13,11 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startServe(ns: Netns, opts: { config: string; stateDir: string; runDir: string; root: string; extra?: string[] }): ServeProcess {
+export function startServe(ns: Netns, opts: { config: string; stateDir: string; runDir: string; root: string; extra?: string[]; env?: NodeJS.ProcessEnv }): ServeProcess {
   const child = spawn(
     "ip",
     ["netns", "exec", ns.name, process.execPath, ROUTERD, "serve", "--config", opts.config, "--state-dir", opts.stateDir, "--run-dir", opts.runDir, "--root", opts.root, "--interval", "2s", ...(opts.extra ?? [])],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], ...(opts.env ? { env: opts.env } : {}) },
   );
   const log: string[] = [];
   child.stdout!.on("data", (b: Buffer) => log.push(b.toString()));

@@ -12,6 +12,7 @@ import { RouterScenario } from "../lib/scenario.js";
 import { ROUTERD, sh } from "../lib/netns.js";
 
 const UNIT = "routerd-tailscale-edge.service";
+const SYSTEMD = ["--supervisor", "systemd"];
 const node = (spec: Record<string, unknown>) => res("TailscaleNode", "edge", { hostname: "router1", authKeyFile: "/etc/routerd/tailscale/edge.key", advertiseRoutes: ["192.168.50.0/24"], ...spec });
 const lan = res("Interface", "lan", { ifname: "lan0", managed: false });
 
@@ -31,10 +32,14 @@ describe("generated units under a test root (TailscaleNode)", () => {
     writeFileSync(join(units, "tailscaled.service"), "[Service]\nExecStart=/bin/true\n");
     writeFileSync(join(units, "routerd-custom.service"), "[Service]\nExecStart=/bin/true\n");
 
-    const planned = s.planJson([lan, node({})]).plan as unknown as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
+    // Serve's built-in supervisor (the default) runs tailscaled itself: no unit.
+    const builtin = s.planJson([lan, node({})]).plan as unknown as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
+    expect(builtin.resources.find((r) => r.id === "TailscaleNode/edge")?.artifacts).toEqual([expect.objectContaining({ kind: "routerd.daemon", name: "tailscale/edge", change: "create" })]);
+
+    const planned = s.planJson([lan, node({})], SYSTEMD).plan as unknown as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
     expect(planned.resources.find((r) => r.id === "TailscaleNode/edge")?.artifacts).toEqual([expect.objectContaining({ kind: "systemd.service", name: UNIT, change: "create" })]);
 
-    const r = s.reconcile([lan, node({})]);
+    const r = s.reconcile([lan, node({})], SYSTEMD);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     const text = readFileSync(join(units, UNIT), "utf8");
     expect(text).toContain("--auth-key=file:/etc/routerd/tailscale/edge.key");
@@ -50,6 +55,7 @@ describe("generated units under a test root (TailscaleNode)", () => {
     const verify = sh("systemd-analyze", ["verify", "--man=no", join(verifyDir, UNIT)], { allowFail: true });
     expect(verify.stderr.trim()).toBe("");
 
+    // The choice is recorded: plan without --supervisor plans the unit, not the built-in daemon.
     const again = s.planJson([lan, node({})]).plan;
     expect([again.summary.create, again.summary.update, again.summary.delete]).toEqual([0, 0, 0]);
 

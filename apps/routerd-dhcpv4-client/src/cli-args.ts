@@ -1,13 +1,13 @@
-// Command line of routerd-dhcpv4-client: the daemon form (--instance) and the standalone form. Pure.
-import { parseArgs } from "node:util";
+// Command line of routerd-dhcpv4-client: the daemon form (--instance) and the standalone form. Pure. The
+// common part (--instance, --run-dir, --state-dir, --log-level, --help) is the daemon kit's parser; its CLI
+// module is light (no gRPC), so nothing heavy loads before the first DISCOVER.
+import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR, parseDaemonCli } from "@routerd/daemon-kit/cli";
 import type { DhcpV4ClientOptions } from "./client.js";
 import { isIpv4 } from "./ipv4.js";
-import { isLevelName, type LevelName } from "./line-logger.js";
-import { isInstanceName } from "./names.js";
+import type { LevelName } from "./line-logger.js";
+import { INSTANCE_NAME } from "./names.js";
 
-/** Defaults of the daemon form, as in @routerd/rpc (not imported: it would load gRPC before the first DISCOVER). */
-export const DEFAULT_RUN_DIR = "/run/routerd";
-export const DEFAULT_STATE_DIR = "/var/lib/routerd";
+export { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR };
 
 export const USAGE = `usage: routerd-dhcpv4-client --instance NAME --interface IF [--run-dir DIR] [--state-dir DIR] [options]
        routerd-dhcpv4-client --interface IF --state-dir DIR [--json] [options]   (standalone: events on stdout)
@@ -69,50 +69,35 @@ function nonNegativeInt(name: string, text: string): number {
   return Number(text);
 }
 
-export function parseCliArgs(argv: string[]): CliParse {
-  const stringOpt = { type: "string" } as const;
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        instance: stringOpt,
-        "run-dir": stringOpt,
-        interface: stringOpt,
-        "state-dir": stringOpt,
-        hostname: stringOpt,
-        "client-id": stringOpt,
-        "vendor-class": stringOpt,
-        "requested-address": stringOpt,
-        "no-release": { type: "boolean" },
-        "arp-check": { type: "boolean" },
-        json: { type: "boolean" },
-        "log-level": stringOpt,
-        help: { type: "boolean" },
-        ...Object.fromEntries([...Object.keys(NUMERIC), ...Object.keys(COUNTS)].map((k) => [k, stringOpt])),
-      },
-    }));
-  } catch (err) {
-    return { ok: false, error: (err as Error).message };
-  }
-  if (values.help) return { ok: false, error: USAGE, help: true };
+const stringOpt = { type: "string" } as const;
+
+/** The options of this daemon besides the kit's common ones. */
+const OPTIONS = {
+  interface: stringOpt,
+  hostname: stringOpt,
+  "client-id": stringOpt,
+  "vendor-class": stringOpt,
+  "requested-address": stringOpt,
+  "no-release": { type: "boolean" },
+  "arp-check": { type: "boolean" },
+  json: { type: "boolean" },
+  ...Object.fromEntries([...Object.keys(NUMERIC), ...Object.keys(COUNTS)].map((k) => [k, stringOpt])),
+} as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** This daemon's part of the command line, as a CliConfig or the message for stderr. */
+function clientConfig(values: Values): CliConfig | string {
   const iface = values.interface as string | undefined;
   const instance = values.instance as string | undefined;
   const runDir = values["run-dir"] as string | undefined;
   const stateDir = (values["state-dir"] as string | undefined) ?? (instance !== undefined ? DEFAULT_STATE_DIR : undefined);
-  if (!iface) return { ok: false, error: "--interface is required" };
-  if (!stateDir) return { ok: false, error: "--state-dir is required" };
-  if (instance !== undefined && !isInstanceName(instance)) {
-    return { ok: false, error: "--instance must be 1-64 characters from A-Z a-z 0-9 _ . @ - starting with a letter or digit" };
-  }
-  if (instance === undefined && runDir !== undefined) return { ok: false, error: "--run-dir needs --instance (the daemon form)" };
-  if (instance !== undefined && values.json) return { ok: false, error: "--json is for the standalone form; the daemon form reports over its socket" };
-  const logLevel = (values["log-level"] as string | undefined) ?? "info";
-  if (!isLevelName(logLevel)) return { ok: false, error: "--log-level must be one of trace, debug, info, warn, error, fatal, silent" };
+  if (!iface) return "--interface is required";
+  if (!stateDir) return "--state-dir is required";
+  if (instance === undefined && runDir !== undefined) return "--run-dir needs --instance (the daemon form)";
+  if (instance !== undefined && values.json) return "--json is for the standalone form; the daemon form reports over its socket";
   const requested = values["requested-address"] as string | undefined;
-  if (requested !== undefined && !isIpv4(requested)) return { ok: false, error: "--requested-address must be an IPv4 address" };
+  if (requested !== undefined && !isIpv4(requested)) return "--requested-address must be an IPv4 address";
 
   const client: CliConfig["client"] = { interface: iface, releaseOnStop: !values["no-release"], arpCheck: !!values["arp-check"] };
   const text = (k: string): string | undefined => values[k] as string | undefined;
@@ -130,10 +115,30 @@ export function parseCliArgs(argv: string[]): CliParse {
       if (v !== undefined) client[key] = nonNegativeInt(flag, v);
     }
   } catch (err) {
-    return { ok: false, error: (err as Error).message };
+    return (err as Error).message;
   }
-  if (client.retransmit?.baseMs === 0) return { ok: false, error: "--retransmit-base-ms must be positive" };
-  const config: CliConfig = { client, stateDir, json: !!values.json, logLevel };
+  if (client.retransmit?.baseMs === 0) return "--retransmit-base-ms must be positive";
+  const logLevel = (values["log-level"] as string | undefined) ?? "info";
+  const config: CliConfig = { client, stateDir, json: !!values.json, logLevel: logLevel as LevelName };
   if (instance !== undefined) config.daemon = { instance, runDir: runDir ?? DEFAULT_RUN_DIR };
-  return { ok: true, config };
+  return config;
+}
+
+export function parseCliArgs(argv: string[]): CliParse {
+  const r = parseDaemonCli<{ cli: CliConfig }>(argv, {
+    usage: USAGE,
+    config: "none",
+    instanceOptional: true,
+    dirDefaults: false,
+    instancePattern: INSTANCE_NAME,
+    instanceMissing: "--instance must be 1-64 characters from A-Z a-z 0-9 _ . @ - starting with a letter or digit",
+    options: OPTIONS,
+    extra: (values) => {
+      const cli = clientConfig(values);
+      return typeof cli === "string" ? cli : { cli };
+    },
+  });
+  if (r.kind === "help") return { ok: false, error: r.text, help: true };
+  if (r.kind === "error") return { ok: false, error: r.message };
+  return { ok: true, config: r.options.cli };
 }

@@ -4,6 +4,7 @@
 // Only the engine is loaded before the first DISCOVER; the daemon kit, gRPC and pino follow.
 // Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line, 75 another instance is running.
 import type { DaemonHandle } from "@routerd/daemon-kit";
+import { exitWith } from "@routerd/daemon-kit/cli";
 import { parseCliArgs, USAGE, type CliConfig } from "./cli-args.js";
 import { DhcpV4Client } from "./client.js";
 import { AlreadyRunningError, startEngine, type StartedEngine } from "./engine-start.js";
@@ -13,8 +14,6 @@ import { lineLogger } from "./line-logger.js";
 const NAME = "routerd-dhcpv4-client";
 /** A stuck send must not keep a supervisor waiting forever. */
 const STOP_TIMEOUT_MS = 5000;
-/** After a stop, anything still pending must not keep the process alive. */
-const EXIT_GRACE_MS = 2000;
 
 /** How long the first exchange may hold back loading the daemon kit (and so the socket). */
 const KIT_DELAY_MS = 250;
@@ -129,13 +128,4 @@ async function main(): Promise<number> {
   return cfg.daemon ? runDaemonForm(cfg, cfg.daemon) : runStandalone(cfg);
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-  },
-  (err: unknown) => {
-    process.stderr.write(`${NAME}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWith(NAME, main());

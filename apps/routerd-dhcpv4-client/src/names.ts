@@ -5,10 +5,10 @@ import { join, resolve } from "node:path";
 export const DAEMON_NAME = "dhcpv4-client";
 
 /** The daemon kit's instance names: one path segment, no dot-only names. */
-const INSTANCE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+export const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
 
 export function isInstanceName(name: string): boolean {
-  return INSTANCE.test(name);
+  return INSTANCE_NAME.test(name);
 }
 
 /** <runDir>/dhcpv4-client/<instance>.sock */

@@ -119,9 +119,10 @@ export { WIREGUARD_BACKENDS, peersOf, wireGuardFwmark, wireGuardIfname, type Wir
 export type { WireGuardPeerSpec } from "./kinds/wireguard-peer.js";
 export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
 export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
-export { DERIVED_PACKAGE_OSES, derivedPackageIntents, derivedPackages, type DerivedPackage } from "./derived-packages.js";
+export { DERIVED_PACKAGE_OSES, PACKAGE_FAMILIES, PACKAGE_NAMES, derivedPackageIntents, derivedPackages, type DerivedPackage, type PackageFamily } from "./derived-packages.js";
 export {
   TAILSCALE,
+  TAILSCALE_DAEMON,
   tailscaleIfname,
   tailscaleSocket,
   tailscaleStateDir,

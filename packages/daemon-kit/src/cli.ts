@@ -4,7 +4,10 @@
 // and exiting with main()'s code. Import it as "@routerd/daemon-kit/cli".
 import { readFile } from "node:fs/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
+// The subpath, not the package: @routerd/rpc's index loads the generated gRPC code.
+import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc/socket-path";
+
+export { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR };
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -26,6 +29,12 @@ type Values = Record<string, string | boolean | undefined>;
 
 export interface DaemonCliSpec<Extra extends object> {
   usage: string;
+  /** "none": the daemon takes its settings from the command line, not a --config file (configPath ""). */
+  config?: "required" | "none";
+  /** --instance may be left out (a standalone form; instance ""); when given it is checked as usual. */
+  instanceOptional?: boolean;
+  /** false: --run-dir and --state-dir have no defaults here (""): the daemon decides per form. */
+  dirDefaults?: boolean;
   /** --instance: its default, or required (undefined) with `instanceMissing` as the message. */
   instanceDefault?: string;
   instanceMissing?: string;
@@ -45,10 +54,10 @@ export function parseDaemonCli<Extra extends object = object>(argv: string[], sp
       strict: true,
       allowPositionals: false,
       options: {
-        config: { type: "string" },
+        ...(spec.config === "none" ? {} : { config: { type: "string" } }),
         instance: spec.instanceDefault !== undefined ? { type: "string", default: spec.instanceDefault } : { type: "string" },
-        "run-dir": { type: "string", default: DEFAULT_RUN_DIR },
-        "state-dir": { type: "string", default: DEFAULT_STATE_DIR },
+        "run-dir": spec.dirDefaults === false ? { type: "string" } : { type: "string", default: DEFAULT_RUN_DIR },
+        "state-dir": spec.dirDefaults === false ? { type: "string" } : { type: "string", default: DEFAULT_STATE_DIR },
         ...spec.options,
         "log-level": { type: "string", default: "info" },
         help: { type: "boolean", short: "h" },
@@ -59,9 +68,9 @@ export function parseDaemonCli<Extra extends object = object>(argv: string[], sp
   }
   if (values.help === true) return { kind: "help", text: spec.usage };
   const str = (k: string): string => String(values[k] ?? "");
-  if (str("config") === "") return { kind: "error", message: "--config FILE is required" };
+  if (spec.config !== "none" && str("config") === "") return { kind: "error", message: "--config FILE is required" };
   const instance = str("instance");
-  if (instance === "" || (spec.instancePattern !== undefined && !spec.instancePattern.test(instance))) {
+  if ((instance === "" && !(spec.instanceOptional && values.instance === undefined)) || (instance !== "" && spec.instancePattern !== undefined && !spec.instancePattern.test(instance))) {
     return { kind: "error", message: spec.instanceMissing ?? "--instance NAME is required" };
   }
   if (!LOG_LEVELS.includes(str("log-level"))) return { kind: "error", message: `--log-level must be one of ${LOG_LEVELS.join(", ")}` };

@@ -93,8 +93,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   "routerd.lease": () => [],
   "linux.ipv4.routeTable": () => [],
   "linux.route.protocol": () => [],
-  // The text and the enablement; which renderer made it and how to log out on removal are routerd's notes.
-  "systemd.service": compareKeys("unit", "render", "logout"),
+  // The text and the enablement; which daemon it runs and how to log out on removal are routerd's notes.
+  "systemd.service": compareKeys("unit", "daemon", "instance", "logout"),
   // Files and auto-choices are not on the host: the public key stands for the private key file, a random
   // listen port or an "auto" backend is whatever the host has.
   "wireguard.device": (desired, observed, recorded) =>

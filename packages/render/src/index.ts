@@ -7,7 +7,7 @@ export { pfNatText, renderPfNat, type PfNat } from "./pf/nat.js";
 export { renderTable, type Chain, type NftSetDef } from "./nft/text.js";
 export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "./nft/tables.js";
 export { INTERFACE, PATHS, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec } from "./units/programs.js";
-export { renderSystemdUnit, systemdUnits } from "./units/systemd.js";
+export { INSTANCE_BANNER, renderSystemdInstanceUnit, renderSystemdUnit, systemdArg, systemdUnits } from "./units/systemd.js";
 export { rcScripts, renderRcScript } from "./units/rc.js";
 export { renderTailscaleRc, renderTailscaleUnit, tailscaledArgs } from "./units/tailscale.js";
 export { SECTIONS as DNSMASQ_SECTIONS, renderDnsmasqConfig, type DnsmasqContext } from "./dnsmasq/config.js";

@@ -8,7 +8,8 @@ import { armConfirmation, describeWindow, startWindow } from "../generations/con
 import { readPending, refuseWhilePending, type PendingConfirmation } from "../generations/pending.js";
 import { reconcileAndRecord, type ConfigSource, type Recorded } from "../generations/record.js";
 import { plainReconcile, revertIfDue, revertToText, type RevertOutcome } from "../generations/revert.js";
-import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigCached, reportError } from "./common.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, SUPERVISOR_OPTION, hostContext, loadConfigCached, reportError } from "./common.js";
+import { parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 
 export const KEEP_OPTION: Record<string, OptionSpec> = {
   "keep-generations": { type: "string", default: "20", valueName: "N", description: "config generations kept under <state-dir>/generations (the newest N)" },
@@ -23,6 +24,7 @@ export const APPLY_OPTIONS: Record<string, OptionSpec> = {
   "install-packages": { type: "boolean", description: "install the OS packages the config needs first (apt; plan shows them; never uninstalls)" },
   "confirm-within": { type: "string", valueName: "DURATION", description: "revert to the previous generation unless `routerd confirm` follows within DURATION (e.g. 120s)" },
   wait: { type: "boolean", description: "with --confirm-within: stay until confirmed (Enter on a terminal, or `routerd confirm`) or reverted" },
+  ...SUPERVISOR_OPTION,
   ...KEEP_OPTION,
   ...COMMON_OPTIONS,
 };
@@ -37,12 +39,14 @@ export const APPLY_EXIT_CODES = {
 export async function applyAndReport(config: RouterConfig, source: ConfigSource, v: OptionValues, io: Io, extra: Partial<EngineOptions> = {}): Promise<number> {
   const host = hostContext(v);
   const json = Boolean(v.json);
-  const opts: EngineOptions = { host, allowEmpty: Boolean(v["allow-empty"]), installPackages: Boolean(v["install-packages"]), ...extra };
+  const supervisor = v.supervisor !== undefined ? parseSupervisorMode(v.supervisor) : undefined;
+  const opts: EngineOptions = { host, allowEmpty: Boolean(v["allow-empty"]), installPackages: Boolean(v["install-packages"]), ...(supervisor ? { supervisor } : {}), ...extra };
   if (v["dry-run"]) {
     const run = await planOnly(config, opts, host.stateDir);
     io.out(json ? JSON.stringify(planToJson(run.plan, { dryRun: true }), null, 2) : planToText(run.plan));
     return 0;
   }
+  if (supervisor) recordSupervisorMode(host.stateDir, supervisor);
   const withinMs = confirmWindow(v["confirm-within"]);
   const keep = parseKeep(v["keep-generations"]);
   refuseWhilePending(host.stateDir);

@@ -10,6 +10,14 @@ export const CONFIG_OPTION: Record<string, OptionSpec> = {
   config: { type: "string", short: "c", valueName: "FILE", description: "router config (YAML)", complete: "file" },
 };
 
+export const SUPERVISOR_OPTION: Record<string, OptionSpec> = {
+  supervisor: {
+    type: "string",
+    valueName: "builtin|systemd",
+    description: "who runs the daemons: serve's built-in supervisor, or generated routerd-*.service units (default: what serve last recorded in the state dir, else builtin)",
+  },
+};
+
 export function hostContext(v: OptionValues): HostContext {
   return { root: String(v.root ?? "/"), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]), runner: systemRunner };
 }

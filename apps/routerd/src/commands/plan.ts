@@ -3,7 +3,8 @@ import { planOnly } from "../core/engine.js";
 import { planToJson, planToText } from "../core/format.js";
 import { hasChanges } from "../core/plan.js";
 import { loadGeneration, parseGenerationNumber } from "./generation-config.js";
-import { COMMON_OPTIONS, CONFIG_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
+import { parseSupervisorMode } from "../core/supervisor-mode.js";
+import { COMMON_OPTIONS, CONFIG_OPTION, SUPERVISOR_OPTION, hostContext, loadConfigOrExit, reportError } from "./common.js";
 
 export const planCommand: Command = {
   name: "plan",
@@ -28,6 +29,7 @@ export const planCommand: Command = {
     "detailed-exitcode": { type: "boolean", description: "exit 2 when there are changes, 0 when there are none" },
     verbose: { type: "boolean", short: "v", description: "also list unchanged and observed artifacts" },
     "allow-empty": { type: "boolean", description: "plan cleanup even when the config has no resources" },
+    ...SUPERVISOR_OPTION,
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
@@ -38,7 +40,8 @@ export const planCommand: Command = {
     try {
       const config = v.generation !== undefined ? loadGeneration(String(v["state-dir"]), parseGenerationNumber(v.generation, "--generation"), io)?.config : loadConfigOrExit(v, io, "read");
       if (!config) return 1;
-      const run = await planOnly(config, { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]) }, String(v["state-dir"]));
+      const supervisor = v.supervisor !== undefined ? parseSupervisorMode(v.supervisor) : undefined;
+      const run = await planOnly(config, { host: hostContext(v), allowEmpty: Boolean(v["allow-empty"]), ...(supervisor ? { supervisor } : {}) }, String(v["state-dir"]));
       io.out(v.json ? JSON.stringify(planToJson(run.plan), null, 2) : planToText(run.plan, { verbose: Boolean(v.verbose) }));
       return v["detailed-exitcode"] && hasChanges(run.plan) ? 2 : 0;
     } catch (err) {

@@ -2,14 +2,16 @@ import { existsSync } from "node:fs";
 import { durationMs } from "@routerd/api";
 
 import type { Command } from "@routerd/cli";
-import { parseKeep } from "@routerd/resource";
+import { parseKeep, type RouterdError } from "@routerd/resource";
+import type { SupervisorMode } from "../core/service-units.js";
+import { parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 
 export const serveCommand: Command = {
   name: "serve",
   summary: "run the reconcile loop and supervise the daemons the config needs",
-  usage: "serve --config FILE [--interval 30s] [--node-name NAME] [--stop-daemons-on-exit]",
+  usage: "serve --config FILE [--interval 30s] [--node-name NAME] [--stop-daemons-on-exit] [--supervisor builtin|systemd]",
   description:
     "Reconciles on config change (the file is re-read every second and on SIGHUP), on health transitions and\n" +
     "every --interval. Starts, restarts (with back-off) and tears down daemons; a restarted serve re-attaches\n" +
@@ -17,7 +19,10 @@ export const serveCommand: Command = {
     "changes the host. Status: `routerctl status` (socket <run-dir>/routerd/core.sock).\n" +
     "Each config it applies successfully is recorded as a generation. A change left pending by\n" +
     "`routerd apply --confirm-within` is reverted when its deadline passes, also after serve restarts; while\n" +
-    "it is pending, serve does not apply a different config.",
+    "it is pending, serve does not apply a different config.\n" +
+    "--supervisor systemd hands the daemons that have a generated unit (routerd-tailscale-<name>.service) to\n" +
+    "systemd: reconcile writes and enables their units and serve does not start them itself. The choice is\n" +
+    "recorded in the state dir, so plan and reconcile without --supervisor plan the same artifacts.",
   exitCodes: { 0: "stopped by SIGTERM or SIGINT", 1: "the config cannot be read or an option is wrong" },
   examples: [
     { command: "routerd serve --config /etc/routerd/router.yaml", description: "what the routerd.service unit runs" },
@@ -35,6 +40,7 @@ export const serveCommand: Command = {
       valueName: "ADDR",
       description: "where the Prometheus endpoint listens when an ObservabilityPipeline lists metrics: unix:PATH or a loopback HOST:PORT (default unix:<run-dir>/routerd/metrics.sock)",
     },
+    supervisor: { type: "string", default: "builtin", valueName: "builtin|systemd", description: "who runs the daemons: this serve (builtin) or generated routerd-*.service units (systemd)" },
     ...KEEP_OPTION,
     ...COMMON_OPTIONS,
   },
@@ -42,6 +48,13 @@ export const serveCommand: Command = {
     const configPath = v.config as string | undefined;
     if (!configPath || !existsSync(configPath)) {
       io.err(configPath ? `cannot read ${configPath}` : "--config FILE is required");
+      return 1;
+    }
+    let supervisor: SupervisorMode;
+    try {
+      supervisor = parseSupervisorMode(v.supervisor);
+    } catch (err) {
+      io.err(`${(err as Error).message}: ${(err as RouterdError).hint ?? ""}`);
       return 1;
     }
     let intervalMs: number;
@@ -81,9 +94,11 @@ export const serveCommand: Command = {
       nodeName: (v["node-name"] as string | undefined) ?? defaultNodeName(),
       stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),
       keepGenerations: parseKeep(v["keep-generations"]),
+      supervisor,
       logger,
       telemetry: { pipeline, metricsListen },
     });
+    recordSupervisorMode(String(v["state-dir"]), supervisor);
     await server.run();
     return 0;
   },

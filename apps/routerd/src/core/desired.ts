@@ -19,13 +19,14 @@ import {
   type RouterConfig,
   type RuntimeView,
   type StatusView,
-  type TailscaleNodeSpec,
   type WhenLookup,
   type WhenState,
 } from "@routerd/api";
-import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, renderTailscaleUnit, type EgressSelection, type IngressSelection } from "@routerd/render";
+import { defaultSelection, renderDesiredTables, renderDnsmasqConfig, type EgressSelection, type IngressSelection } from "@routerd/render";
 import { mergeIntents, stableJson, type ArtifactIntent, type DesiredArtifact, type OwnerKey } from "@routerd/resource";
 import { serviceHoles } from "./holes.js";
+import { forSupervisor, type SupervisorMode } from "./service-units.js";
+import type { DaemonDirs } from "../serve/daemons.js";
 
 export interface DesiredState {
   view: EffectiveView;
@@ -66,9 +67,13 @@ export interface DesiredInput {
    * Set when the host has a package database: the packages the config needs are added as intents (observed,
    * or ensured with `install`), and Package entries for another OS than `os` are left out.
    */
-  packages?: { os?: { id: string; like: readonly string[] }; install: boolean };
+  packages?: { os?: { id: string; like: readonly string[] }; managers?: readonly string[]; install: boolean };
   /** What the host runtime takes (module loading, networkd, resolved): the derived runtime intents follow it. None when omitted. */
   hostRuntime?: HostRuntime;
+  /** Who runs the daemons: serve's built-in supervisor (default) or generated systemd units. */
+  supervisor?: SupervisorMode;
+  /** Where daemons run (their units' command lines name them); default routerd's standard directories. */
+  daemonDirs?: DaemonDirs;
 }
 
 export type KeyReader = (path: string, what: "privateKeyFile" | "presharedKeyFile") => { value: string } | { error: string };
@@ -80,10 +85,11 @@ export function computeDesired(input: DesiredInput): DesiredState {
   const active = makeConfigView({ ...input.config, resources: view.active }, input.runtime ?? UNKNOWN_RUNTIME);
   const intents = new Map<OwnerKey, ArtifactIntent[]>();
   const held = new Map<OwnerKey, string>();
+  const units = { view: active, dirs: input.daemonDirs ?? { runDir: "/run/routerd", stateDir: input.stateDir, root: "/" } };
   for (const r of view.active) {
     const def = kindDefinition(r.kind)!;
     const derived = [...(input.packages ? derivedPackageIntents(r, input.packages.install) : []), ...(input.hostRuntime ? derivedRuntimeIntents(r, active, input.hostRuntime) : [])];
-    intents.set(r.owner, forHostOs([...def.intents(r, active), ...derived], input.packages?.os));
+    intents.set(r.owner, forSupervisor(forHostOs([...def.intents(r, active), ...derived], input.packages?.os, input.packages?.managers), r, input.supervisor ?? "builtin", units));
     const reason = def.holdsExisting?.(r, active);
     if (reason) held.set(r.owner, reason);
   }
@@ -103,7 +109,6 @@ export function computeDesired(input: DesiredInput): DesiredState {
     if (d.kind === "nft.table" && t) d.attributes = { family: t.family, table: t.table, contentDigest: t.digest, content: t.content };
     if (d.kind === "file" && d.attributes.validate === "dnsmasq") d.attributes = { ...d.attributes, content: renderDnsmasqConfig({ view: active, stateDir: input.stateDir }) };
     if (d.kind === "wireguard.device" || d.kind === "wireguard.peer") d.attributes = withKeyFacts(d.kind, d.attributes, input.keys);
-    if (d.kind === "systemd.service" && d.attributes.render) d.attributes = { ...d.attributes, content: renderUnit(d, view.active) };
   }
   return { view, intents, desired, held, allocations, activeView: active };
 }
@@ -133,24 +138,18 @@ function numberPolicies(view: EffectiveView, egress: AllocationResult): EgressAl
   return out;
 }
 
-/** Package intents only for the host's OS (all of them when it is not known); other intents as they are. */
-function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly string[] } | undefined): ArtifactIntent[] {
-  if (!os) return intents;
-  const ids = new Set([os.id, ...os.like]);
-  return intents.filter((i) => i.kind !== "package" || (i.attributes.os as string[]).some((o) => ids.has(o)));
+/**
+ * Package intents only for the host's OS (any OS when it is not known) and for a manager whose database the
+ * root has (when known: a dnf name is never planned on a dpkg root); other intents as they are.
+ */
+function forHostOs(intents: ArtifactIntent[], os: { id: string; like: readonly string[] } | undefined, managers: readonly string[] | undefined): ArtifactIntent[] {
+  const ids = os ? new Set([os.id, ...os.like]) : undefined;
+  return intents.filter((i) => i.kind !== "package" || ((!ids || (i.attributes.os as string[]).some((o) => ids.has(o))) && (!managers || managers.includes(String(i.attributes.manager)))));
 }
 
 /** A package several resources want: required if any of them requires it. */
 function mergePackage(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
   return { ...a, os: [...new Set([...(a.os as string[]), ...(b.os as string[])])].sort(), optional: a.optional === true && b.optional === true };
-}
-
-/** A generated unit's text, from the resource that owns it (one owner: units are per resource). */
-function renderUnit(d: DesiredArtifact, active: readonly Resource[]): string {
-  const owner = active.find((r) => r.owner === d.owners[0]);
-  if (!owner) throw new Error(`${d.kind}/${d.name}: its owner ${d.owners[0]} is not active`);
-  if (d.attributes.render === "tailscale") return renderTailscaleUnit(owner.metadata.name, owner.spec as TailscaleNodeSpec);
-  throw new Error(`${d.kind}/${d.name}: unknown unit renderer ${String(d.attributes.render)}`);
 }
 
 /** A module several resources need: required if any of them requires it. */

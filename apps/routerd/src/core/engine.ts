@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, keyFacts, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type ObservationCache, type ResidentView, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, keyFacts, managersOf, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type ObservationCache, type ResidentView, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -21,6 +21,8 @@ import {
   type OwnerKey,
 } from "@routerd/resource";
 import { computeDesired, recordableAttributes, type DesiredState } from "./desired.js";
+import type { SupervisorMode } from "./service-units.js";
+import { readSupervisorMode } from "./supervisor-mode.js";
 import { hasChanges, plan, type Plan } from "./plan.js";
 import { readRuntime, readsInterfaceStatus } from "./runtime.js";
 import { statusViewFor } from "./status.js";
@@ -43,6 +45,8 @@ export interface EngineOptions {
   publish?: boolean;
   /** Fields routerd serve knows better, per `Kind/name` (its uplink transition times, say). */
   facts?: ReadonlyMap<string, Record<string, unknown>>;
+  /** Who runs the daemons (serve's supervisor or generated units); default: what the state dir recorded. */
+  supervisor?: SupervisorMode;
   /** Install the packages the config needs (derived from its kinds) instead of only showing them. */
   installPackages?: boolean;
   /** Work that does not depend on the outcome, run while the host is being changed (ip and nft run meanwhile). */
@@ -130,8 +134,10 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     runtime,
     stateDir: opts.host.stateDir,
     keys: (path, what) => keyFacts(opts.host, path, what),
-    ...(hasPackageDatabase(opts.host) ? { packages: { os: readHostOs(opts.host), install: Boolean(opts.installPackages) } } : {}),
+    ...(hasPackageDatabase(opts.host) ? { packages: { os: readHostOs(opts.host), managers: managersOf(opts.host), install: Boolean(opts.installPackages) } } : {}),
     hostRuntime: { modules: hasModuleSupport(), ...detectHostServices(opts.host) },
+    supervisor: opts.supervisor ?? readSupervisorMode(opts.host.stateDir),
+    daemonDirs: { runDir: opts.host.runDir, stateDir: opts.host.stateDir, root: opts.host.root },
   });
   traceStage("desired state computed");
   opts.onDesired?.(desired);

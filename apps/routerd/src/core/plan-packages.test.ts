@@ -27,7 +27,7 @@ spec:
 const DEBIAN = { id: "debian", like: [] };
 const installed = (...names: string[]): ObservedArtifact[] => names.map((name) => ({ kind: "package", name: `apt/${name}`, attributes: { manager: "apt", name, version: "1" } }));
 
-function run(opts: { packages?: { os?: typeof DEBIAN; install: boolean }; inventory?: Inventory }) {
+function run(opts: { packages?: { os?: typeof DEBIAN; managers?: string[]; install: boolean }; inventory?: Inventory }) {
   const config = loadConfig(CONFIG, "r.yaml").config!;
   const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", ...(opts.packages ? { packages: opts.packages } : {}) });
   const inventory: Inventory = opts.inventory ?? new Map([["package", knownKind([])], ["file", knownKind([])]]);
@@ -43,7 +43,15 @@ describe("packages in the plan", () => {
 
   it("derives nothing without a package database, and keeps every OS's entries when the OS is unknown", () => {
     expect(run({}).desired.desired.filter((d) => d.kind === "package").map((d) => d.name)).toEqual(["apt/tcpdump", "pkg/tcpdump"]);
-    expect(run({ packages: { install: false } }).desired.desired.filter((d) => d.kind === "package").map((d) => d.name)).toEqual(["apt/chrony", "apt/tcpdump", "pkg/tcpdump"]);
+    expect(run({ packages: { install: false } }).desired.desired.filter((d) => d.kind === "package").map((d) => d.name).sort()).toEqual(["apt/chrony", "apt/tcpdump", "dnf/chrony", "pkg/chrony", "pkg/tcpdump"]);
+    // The OS unknown but the root has only a dpkg database: only apt names are planned.
+    expect(run({ packages: { managers: ["apt"], install: false } }).desired.desired.filter((d) => d.kind === "package").map((d) => d.name).sort()).toEqual(["apt/chrony", "apt/tcpdump"]);
+  });
+
+  it("derives the Fedora (dnf) and FreeBSD (pkg) names on those hosts", () => {
+    const names = (os: typeof DEBIAN, managers: string[]) => run({ packages: { os, managers, install: false } }).desired.desired.filter((d) => d.kind === "package").map((d) => d.name);
+    expect(names({ id: "rocky", like: ["rhel", "centos", "fedora"] }, ["dnf"])).toEqual(["dnf/chrony"]);
+    expect(names({ id: "freebsd", like: [] }, ["pkg"]).sort()).toEqual(["pkg/chrony", "pkg/tcpdump"]);
   });
 
   it("a missing derived package makes its resource Pending; nothing of it is applied; the Package installs its own", () => {

@@ -13,6 +13,8 @@ export interface RenderContext {
   /** The active resources (renderers see only what `when` lets through). */
   view: ConfigView;
   dirs: DaemonDirs;
+  /** The units reconcile generates under `--supervisor systemd` (per daemon instance, per TailscaleNode). */
+  generatedUnits: DesiredState["desired"];
 }
 
 export interface RenderedOutput {
@@ -114,8 +116,8 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
     description: "systemd units for routerd and the daemons this config needs",
     render: (ctx) => [
       ...programsNeeded(ctx).map((p) => ({ kind: "units", name: unitName(p), target: `/etc/systemd/system/${unitName(p)}`, content: renderSystemdUnit(p) })),
-      // Units routerd generates per resource (a TailscaleNode's), written and enabled by reconcile.
-      ...ofKind(ctx, "systemd.service").map((d) => ({ kind: "units", name: d.name, target: `${rooted({ root: ctx.dirs.root }, `/etc/systemd/system/${d.name}`)} (written and ${d.attributes.enabled ? "enabled" : "disabled"} by reconcile; ledger-owned)`, content: String(d.attributes.content) })),
+      // Units routerd generates per daemon instance and per TailscaleNode, written and enabled by reconcile under systemd.
+      ...ctx.generatedUnits.map((d) => ({ kind: "units", name: d.name, target: `${rooted({ root: ctx.dirs.root }, `/etc/systemd/system/${d.name}`)} (with --supervisor systemd: written and ${d.attributes.enabled ? "enabled" : "disabled"} by reconcile; ledger-owned)`, content: String(d.attributes.content) })),
     ],
   },
   {
@@ -135,9 +137,11 @@ export const OUTPUT_KIND_NAMES = OUTPUT_KINDS.map((k) => k.name);
  * here: what depends on them is left out, exactly as reconcile leaves it before a daemon has answered.
  */
 export function renderContext(config: RouterConfig, dirs: DaemonDirs): RenderContext {
-  const desired = computeDesired({ config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir, hostRuntime: { modules: true, networkd: true, resolved: true } });
+  const input = { config, when: new Map(), runtime: UNKNOWN_RUNTIME, stateDir: dirs.stateDir, hostRuntime: { modules: true, networkd: true, resolved: true } };
+  const desired = computeDesired(input);
   const view = makeConfigView({ ...config, resources: desired.view.active }, UNKNOWN_RUNTIME);
-  return { config, desired, view, dirs };
+  const generatedUnits = computeDesired({ ...input, supervisor: "systemd", daemonDirs: dirs }).desired.filter((d) => d.kind === "systemd.service");
+  return { config, desired, view, dirs, generatedUnits };
 }
 
 export function renderOutputs(ctx: RenderContext, kinds: readonly string[] = OUTPUT_KIND_NAMES): RenderedOutput[] {

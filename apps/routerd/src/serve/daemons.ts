@@ -30,6 +30,7 @@ import {
 import { renderDnsResolverConfig, renderKeepalivedConfig, vrrpAddresses } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
+import { tailscaleDaemonKind } from "./tailscale.js";
 
 export interface DaemonDirs {
   runDir: string;
@@ -246,6 +247,7 @@ export const DAEMON_KINDS: readonly DaemonKind[] = [
       ];
     },
   },
+  tailscaleDaemonKind,
 ];
 
 /** The config's content as the supervisor's change signal (the file itself is written by reconcile). */

@@ -17,13 +17,16 @@ import { readLinks, readRuntime, readsInterfaceStatus } from "../core/runtime.js
 import { publishedStatus } from "../core/status.js";
 import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
-import { daemonSpecs } from "./daemons.js";
+import { daemonSpecs, type DaemonDirs } from "./daemons.js";
 import { ProbeStateMemory, readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
 import { daemonResources, nextResolved, type ResolvedEntry } from "./resolved.js";
 import { nextDueAt, shouldCycle, sleepMs } from "./schedule.js";
 import { Supervisor } from "./supervisor.js";
+import { TailscaleNodes } from "./tailscale.js";
+import { UnitDaemons } from "./unit-daemons.js";
+import { runsAsUnit, type SupervisorMode } from "../core/service-units.js";
 import { ServeGenerations } from "./confirm.js";
 import { VrrpRoles } from "./vrrp-roles.js";
 import { inventoryDetails, serveInventory } from "./inventory.js";
@@ -38,6 +41,8 @@ export interface ServeOptions {
   stopDaemonsOnExit: boolean;
   logger: Logger;
   keepGenerations?: number;
+  /** Who runs the daemons: this serve (builtin, the default) or the units reconcile generates (systemd). */
+  supervisor?: SupervisorMode;
   /** The ObservabilityPipeline runtime: serve's own pipeline (its logger writes into it too) and where metrics are served. */
   telemetry?: { pipeline: Pipeline; metricsListen: string };
 }
@@ -57,6 +62,9 @@ export class Server {
   private links?: ReadonlyMap<string, LinkFacts>;
   private readonly vrrpRoles = new VrrpRoles();
   private readonly supervisor: Supervisor;
+  private readonly tailscale: TailscaleNodes;
+  /** Under --supervisor systemd: the config files of the daemons systemd runs. */
+  private readonly units: UnitDaemons;
   private wake?: () => void;
   private kicked = false;
   private timer?: NodeJS.Timeout;
@@ -71,8 +79,23 @@ export class Server {
     const t = opts.telemetry;
     if (t) this.telemetry = new ServeTelemetry(t.pipeline, opts.host.runDir, t.metricsListen, opts.logger, () => this.metrics());
     this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: (daemon: string) => this.telemetry!.env(daemon) } : {}) }, opts.logger);
+    this.units = new UnitDaemons(opts.host, opts.logger);
+    this.tailscale = new TailscaleNodes(opts.host.runner, opts.logger, this.mode === "builtin");
     this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
     this.resident = serveInventory(opts.logger, () => this.ctx);
+  }
+
+  private get mode(): SupervisorMode {
+    return this.opts.supervisor ?? "builtin";
+  }
+
+  /** The daemons this serve runs itself: under systemd, those with a generated unit are left to it. */
+  private supervised(view: ConfigView, dirs: DaemonDirs) {
+    return daemonSpecs(view, dirs).filter((s) => !runsAsUnit(s.daemon, this.mode));
+  }
+
+  private underSystemd(view: ConfigView, dirs: DaemonDirs) {
+    return daemonSpecs(view, dirs).filter((s) => runsAsUnit(s.daemon, this.mode));
   }
 
   /** Ask for a reconcile soon (debounced: many kicks, one run). */
@@ -216,14 +239,14 @@ export class Server {
         // Standby: plan only, and make sure nothing keeps running that would act on the host.
         await this.supervisor.stopAll();
         this.supervisor.start();
-        const run = await planOnly(config, { host: this.opts.host, resident: this.resident }, this.opts.host.stateDir);
+        const run = await planOnly(config, { host: this.opts.host, supervisor: this.mode, resident: this.resident }, this.opts.host.stateDir);
         ctx.status.setDetails({ role: state.role, pendingChanges: run.plan.summary.create + run.plan.summary.update + run.plan.summary.delete });
         return;
       }
     }
 
     // A pending confirmation: revert it when due; do not apply a different config meanwhile.
-    const held = await this.generations.tick(ctx, this.configText, (c, allowEmpty, beforeApply) => reconcileOnce(c, { host: this.opts.host, allowEmpty, beforeApply }));
+    const held = await this.generations.tick(ctx, this.configText, (c, allowEmpty, beforeApply) => reconcileOnce(c, { host: this.opts.host, supervisor: this.mode, allowEmpty, beforeApply }));
     if (held === "reverted") {
       this.kick(); // the config file holds the restored generation: reload and reconcile it with the daemons
       return;
@@ -246,24 +269,31 @@ export class Server {
     const port: DaemonPort = {
       // Specs are computed when used: a daemon's config file may have been written earlier in this apply.
       ensure: async (attrs) => {
-        const spec = daemonSpecs(active, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
+        const spec = this.supervised(active, dirs).find((s) => s.daemon === attrs.daemon && s.instance === attrs.instance);
         if (spec) this.supervisor.ensure(spec);
       },
-      remove: (attrs) => this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true),
+      remove: async (attrs) => {
+        await this.tailscale.logout(attrs, dirs); // a tailscale node leaves its tailnet first
+        await this.supervisor.remove(String(attrs.daemon), String(attrs.instance), true);
+      },
     };
     if (this.lease && !this.lease.isLeader()) return; // fenced between tick and now
     const onDesired = (d: DesiredState) => {
       // A resource whose source is briefly unknown keeps its last values in daemon configs (resolved.ts).
       this.resolved = nextResolved(this.resolved, d.view);
       active = makeConfigView({ ...config, resources: daemonResources(d.view, this.resolved) }, runtime);
+      this.units.write(this.underSystemd(active, dirs)); // before the apply that may start their units
     };
-    const result = await reconcileOnce(config, { host: this.opts.host, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired, resident: this.resident });
+    const result = await reconcileOnce(config, { host: this.opts.host, supervisor: this.mode, selection, ingress, when, daemons: port, runtime, publish: true, facts: this.facts(config, health, ingress), onDesired, resident: this.resident });
     // Interface status for the next run, read off the critical path (a failover does not wait for it).
     if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host, this.resident.cache).then((l) => (this.links = l));
     this.reportBackends(result.desired.view.active, ingress, ctx);
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
-    for (const spec of daemonSpecs(active, dirs)) this.supervisor.ensure(spec);
+    for (const spec of this.supervised(active, dirs)) this.supervisor.ensure(spec);
+    this.units.write(this.underSystemd(active, dirs));
+    await this.units.deliver();
+    this.tailscale.sync(active, dirs);
 
     const statuses = readStatuses(this.opts.host.stateDir);
     const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
@@ -294,7 +324,7 @@ export class Server {
 
   /** Status fields only serve knows: its uplink choices' transition times, its IngressService backends' health. */
   private facts(config: RouterConfig, health: Map<string, HealthState>, ingress: IngressSelection): Map<string, Record<string, unknown>> {
-    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date()), ...(this.telemetry?.facts() ?? [])]);
+    return new Map([...this.egressFacts(), ...ingressFacts(this.withResolved(config), health, ingress, new Date()), ...(this.telemetry?.facts() ?? []), ...this.tailscale.facts()]);
   }
 
   /** When each policy last moved to its current candidate (its status's lastTransitionAt). */

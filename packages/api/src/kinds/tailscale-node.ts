@@ -1,6 +1,7 @@
-// A Tailscale node: tailscaled run by a unit routerd generates (routerd-tailscale-<name>.service; an rc.d
-// script on FreeBSD) and `tailscale up` with the arguments the spec implies. The auth key is read by
-// tailscale from its file (`--auth-key=file:<path>`): it never appears on a command line.
+// A Tailscale node: tailscaled supervised like routerd's own daemons (serve's built-in supervisor, or with
+// `--supervisor systemd` a unit routerd generates: routerd-tailscale-<name>.service; an rc.d script on
+// FreeBSD) and `tailscale up` with the arguments the spec implies. The auth key is read by tailscale from
+// its file (`--auth-key=file:<path>`): it never appears on a command line.
 import { artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
@@ -31,6 +32,9 @@ export const TAILSCALE = {
   freebsdTailscaled: "/usr/local/bin/tailscaled",
   freebsdTailscale: "/usr/local/bin/tailscale",
 };
+
+/** The daemon name tailscaled runs under (sockets <run-dir>/tailscale/<name>.sock, state <state-dir>/tailscale/<name>). */
+export const TAILSCALE_DAEMON = "tailscale";
 
 export const tailscaleUnitName = (name: string) => `routerd-tailscale-${name}.service`;
 /** tailscaled's state and socket, per node (under routerd's directories, never Tailscale's defaults). */
@@ -64,13 +68,19 @@ export function tailscaleUpArgs(s: TailscaleNodeSpec): string[] {
 export const tailscaleNodeKind = defineKind<TailscaleNodeSpec>({
   apiVersion: API_GROUPS.net,
   kind: "TailscaleNode",
-  description: "A Tailscale node: tailscaled under a unit routerd generates (routerd-tailscale-<name>.service) and `tailscale up` with the spec's arguments; the auth key only from a file.",
+  description: "A Tailscale node: tailscaled supervised by routerd serve (or, with --supervisor systemd, a unit routerd generates: routerd-tailscale-<name>.service) and `tailscale up` with the spec's arguments; the auth key only from a file.",
   class: "system",
-  contract: { type: "ArtifactKinds", artifactKinds: ["systemd.service"] },
+  contract: { type: "ArtifactKinds", artifactKinds: ["routerd.daemon", "systemd.service"] },
   supportsWhen: true,
   spec: tailscaleNodeSpec,
-  // tailnetName and peerCount come from `tailscale status`, which routerd does not read yet.
-  status: (res) => ({ fields: { advertiseRoutes: res.spec.state === "present" ? res.spec.advertiseRoutes : [] } }),
+  // tailnetName and peerCount: routerd serve reads them from `tailscale status --json` (facts).
+  status: (res, _view, facts) => ({
+    fields: {
+      advertiseRoutes: res.spec.state === "present" ? res.spec.advertiseRoutes : [],
+      ...(res.spec.state === "present" && typeof facts?.tailnetName === "string" ? { tailnetName: facts.tailnetName } : {}),
+      ...(res.spec.state === "present" && typeof facts?.peerCount === "number" ? { peerCount: facts.peerCount } : {}),
+    },
+  }),
   provides: { tailnetName: "string", peerCount: "int", advertiseRoutes: "stringList" },
   check(res, ctx) {
     const s = res.spec;
@@ -84,15 +94,15 @@ export const tailscaleNodeKind = defineKind<TailscaleNodeSpec>({
   },
   intents(res) {
     if (res.spec.state === "absent") return []; // what routerd created is removed (and logged out) by cleanup
-    const unit = tailscaleUnitName(res.metadata.name);
+    // tailscaled is a supervised daemon; `--supervisor systemd` turns this into routerd-tailscale-<name>.service.
     const intent: ArtifactIntent = {
-      kind: "systemd.service",
-      name: artifactNames.unit(unit),
+      kind: "routerd.daemon",
+      name: artifactNames.daemon(TAILSCALE_DAEMON, res.metadata.name),
       owner: res.owner,
       action: "ensure",
-      applyWith: "systemd",
-      // The unit text is rendered by @routerd/render when the desired state is computed (content).
-      attributes: { unit, render: "tailscale", enabled: true, logout: { command: TAILSCALE.tailscale, socket: tailscaleSocket(res.metadata.name) } },
+      applyWith: "supervisor",
+      // logout: the node leaves its tailnet before tailscaled stops for good.
+      attributes: { daemon: TAILSCALE_DAEMON, instance: res.metadata.name, logout: { command: "tailscale" } },
     };
     return [intent];
   },
