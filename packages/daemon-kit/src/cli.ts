@@ -4,7 +4,7 @@
 // and exiting with main()'s code. Import it as "@routerd/daemon-kit/cli".
 import { readFile } from "node:fs/promises";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
+import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc/socket-path";
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
