@@ -5,6 +5,7 @@ import type { Command } from "@routerd/cli";
 import { parseKeep } from "@routerd/resource";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
+import type { EarlyStart } from "../serve/early-start.js";
 
 export const serveCommand: Command = {
   name: "serve",
@@ -51,6 +52,15 @@ export const serveCommand: Command = {
       io.err(`--interval ${v.interval} is not a duration like 30s`);
       return 1;
     }
+    const dirs = { root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) };
+    // Session daemons (PPPoE) dial while the machinery below loads and the first reconcile runs.
+    const { startEarlyDaemons } = await import("../serve/early-start.js");
+    let early: EarlyStart;
+    try {
+      early = startEarlyDaemons(configPath, dirs);
+    } catch (err) {
+      early = { text: "", started: [], skipped: (err as Error).message };
+    }
     // The loop and its gRPC/daemon machinery load only for serve, not for every CLI command.
     const [{ Server, defaultNodeName, serveHost }, { pino }, { Pipeline, parseListen }, { defaultMetricsListen }] = await Promise.all([
       import("../serve/serve.js"),
@@ -76,7 +86,8 @@ export const serveCommand: Command = {
     );
     const server = new Server({
       configPath,
-      host: serveHost({ root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }),
+      host: serveHost(dirs),
+      early,
       intervalMs,
       nodeName: (v["node-name"] as string | undefined) ?? defaultNodeName(),
       stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),
