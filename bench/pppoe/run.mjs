@@ -57,7 +57,7 @@ const run = await runScenariosInVm(join(repo, `bench/pppoe/${timeline ? "timelin
 const figures = [];
 for (const [name, result] of Object.entries(run.report?.results ?? {})) {
   if (!result.ok) {
-    process.stderr.write(`FAILED: ${name}\n${result.error}\n${result.log.join("\n").slice(-3000)}\n`);
+    process.stderr.write(`FAILED: ${name}\n${result.error}\n${result.log.join("\n").slice(timeline ? -20000 : -3000)}\n`);
     continue;
   }
   for (const line of result.log) {

@@ -102,29 +102,33 @@ function monitor(r: PppoeRouter): { marks: Mark[]; stop(): void } {
 async function serveTimeline(ctx: ScenarioContext, round: number): Promise<{ up: number; route: number; lan: number }> {
   const r = new PppoeRouter();
   const mon = monitor(r);
+  let t0 = 0;
+  let lan: number | undefined;
   try {
     await new Promise((res) => setTimeout(res, 1500)); // ip's own start, before t0
     process.env.ROUTERD_TRACE = "1";
-    const t0 = Date.now();
+    t0 = Date.now();
     r.start(r.resources({ ipv6: false }));
     delete process.env.ROUTERD_TRACE;
     const seen = (re: RegExp) => mon.marks.find((m) => re.test(m.what))?.at;
     const up = await until("ppp0 has its address", () => seen(/ppp0\s+inet /), WAIT, 20);
-    const route = await until("the default route via ppp0", () => seen(/^default dev ppp0/), WAIT, 20);
+    const route = await until("the default route via ppp0", () => seen(/default dev ppp0/), WAIT, 20);
     await until("the LAN reaches the ISP through NAT", () => r.lanReachesInternet(), WAIT, 0);
-    const lan = Date.now();
+    lan = Date.now();
+    return { up: up - t0, route: route - t0, lan: lan - t0 };
+  } finally {
+    // The time line, also when a step timed out (it shows how far the run got).
     const marks: Mark[] = [
       { at: t0, source: "bench", what: "spawn: ip netns exec rtr node routerd serve" },
       ...traceMarks((r.serve?.log ?? []).join(""), "serve"),
       ...traceMarks(readDaemonLog(r), "pppoe-client"),
       ...hookMarks(join(r.dirs.stateDir, "pppoe-client", "isp", "ppp", "hooks.log")),
       ...mon.marks,
-      { at: lan, source: "bench", what: "LAN ping answered through NAT" },
+      ...(lan !== undefined ? [{ at: lan, source: "bench", what: "LAN ping answered through NAT" }] : []),
     ].sort((a, b) => a.at - b.at);
     ctx.log(`--- round ${round}: time line from the spawn of routerd serve (ms)`);
     for (const m of marks) ctx.log(`${String(m.at - t0).padStart(7)}  ${m.source.padEnd(12)} ${m.what}`);
-    return { up: up - t0, route: route - t0, lan: lan - t0 };
-  } finally {
+    if (lan === undefined) ctx.log(`routes: ${r.routes()}\nnot Ready: ${r.unready().join("\n")}\nserve log tail: ${(r.serve?.log ?? []).join("").slice(-3000)}`);
     mon.stop();
     await r.destroy();
   }
