@@ -2,8 +2,10 @@
 // PPPoE benchmark: boots the full-kernel lab VM once (scripts/kernel-lab, as the kernel test tier does),
 // runs bench/pppoe/session-up.scenarios.ts inside and prints the medians. As root, after
 // `npx turbo run build` (routerd serve and routerd-pppoe-client run from their dist).
+// --timeline runs timeline.scenarios.ts instead: where serve's time to the session goes, and what program
+// starts cost in the VM (its time lines are printed as they are).
 //
-//   node bench/pppoe/run.mjs [--json]
+//   node bench/pppoe/run.mjs [--json] [--timeline]
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +13,7 @@ import { build, RolldownMagicString } from "rolldown";
 
 const repo = new URL("../..", import.meta.url).pathname;
 const json = process.argv.includes("--json");
+const timeline = process.argv.includes("--timeline");
 
 // The tier's host side is TypeScript: bundle it for Node, keeping its own import.meta.url (it finds the
 // repository and the guest's entry point from it).
@@ -50,14 +53,17 @@ const median = (xs) => {
 };
 
 const { runScenariosInVm } = await loadVmRunner();
-const run = await runScenariosInVm(join(repo, "bench/pppoe/session-up.scenarios.ts"), { timeoutS: 6600 });
+const run = await runScenariosInVm(join(repo, `bench/pppoe/${timeline ? "timeline" : "session-up"}.scenarios.ts`), { timeoutS: 6600 });
 const figures = [];
 for (const [name, result] of Object.entries(run.report?.results ?? {})) {
   if (!result.ok) {
-    process.stderr.write(`FAILED: ${name}\n${result.error}\n${result.log.join("\n").slice(-3000)}\n`);
+    process.stderr.write(`FAILED: ${name}\n${result.error}\n${result.log.join("\n").slice(timeline ? -20000 : -3000)}\n`);
     continue;
   }
-  for (const line of result.log) if (line.startsWith("{")) figures.push(JSON.parse(line));
+  for (const line of result.log) {
+    if (line.startsWith("{")) figures.push(JSON.parse(line));
+    else if (timeline && !json) process.stdout.write(line + "\n");
+  }
 }
 if (!run.report || figures.length === 0) {
   process.stderr.write(`the benchmark VM did not report (exit ${run.code}):\n${run.output.slice(-3000)}\n`);

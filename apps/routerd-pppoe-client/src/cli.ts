@@ -1,5 +1,5 @@
 // Command line of routerd-pppoe-client. Pure: argv in, options or a message out.
-import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc";
+import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR } from "@routerd/rpc/socket-path";
 import { parseDaemonCli, type DaemonCliOptions, type DaemonCliResult } from "@routerd/daemon-kit/cli";
 
 export const USAGE = `Usage: routerd-pppoe-client --config FILE --instance NAME [options]

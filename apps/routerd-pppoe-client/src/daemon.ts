@@ -4,11 +4,13 @@
 // routerd core reads the resource and applies the session as artifacts it owns.
 import { runDaemon, type DaemonContext, type DaemonHandle } from "@routerd/daemon-kit";
 import { SessionsService } from "@routerd/rpc/gen/routerd/pppoe/v1/pppoe";
+import { traceStage } from "@routerd/resource";
 import type { Logger } from "pino";
 import { loadSessionConfig, type SessionConfig } from "./config.js";
 import { sessionsServer } from "./grpc-service.js";
 import { DAEMON_NAME, HOOK_COMMAND, RESOURCE_KIND } from "./names.js";
 import { pppdPaths } from "./pppd/launch.js";
+import { readEarlyPid, type EarlyDial } from "./session/early-dial.js";
 import type { BackoffPolicy } from "./session/backoff.js";
 import { SessionManager } from "./session/manager.js";
 import { HOLDING_PHASE, sessionDetails, sessionEvents, sessionMessage, sessionView } from "./status-view.js";
@@ -28,6 +30,8 @@ export interface PppoeDaemonOptions {
   handleSignals?: boolean;
   signal?: AbortSignal;
   policy?: BackoffPolicy;
+  /** The first dial, started before the daemon loaded its machinery (early-dial.ts): adopted, not redone. */
+  early?: EarlyDial;
 }
 
 export interface PppoeDaemon {
@@ -54,9 +58,27 @@ function savedPid(data: unknown): number | undefined {
   return typeof pid === "number" && Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** Loads the config (ConfigError when invalid), starts the daemon (DaemonStartError), then dials. */
+/**
+ * Loads the config (ConfigError when invalid), starts the daemon (DaemonStartError), then dials or adopts the
+ * early dial's pppd. A start that fails hangs the early pppd up: nobody would follow it.
+ */
 export async function startPppoeDaemon(opts: PppoeDaemonOptions): Promise<PppoeDaemon> {
+  try {
+    return await startDaemon(opts);
+  } catch (err) {
+    if (opts.early) {
+      opts.early.running.child.kill("SIGTERM");
+      await opts.early.running.exited;
+      opts.early.adopted();
+    }
+    throw err;
+  }
+}
+
+async function startDaemon(opts: PppoeDaemonOptions): Promise<PppoeDaemon> {
+  const { early } = opts;
   const initial: SessionConfig = await loadSessionConfig(opts.configPath);
+  traceStage("pppoe-client: config loaded");
   let session: SessionManager | undefined;
   let ctxRef: Ctx | undefined;
   const daemon = await runDaemon({
@@ -71,7 +93,8 @@ export async function startPppoeDaemon(opts: PppoeDaemonOptions): Promise<PppoeD
       ctxRef = ctx;
       session = new SessionManager({
         instance: opts.instance,
-        config: initial,
+        // What the running pppd was dialed with; a newer file is applied below as a reconfigure.
+        config: early?.config ?? initial,
         paths: pppdPaths(ctx.stateDir),
         hook: { node: opts.node ?? process.execPath, program: opts.program, socket: ctx.socketPath },
         logger: ctx.logger,
@@ -91,6 +114,7 @@ export async function startPppoeDaemon(opts: PppoeDaemonOptions): Promise<PppoeD
         return { message: `redialling (phase ${session?.current.phase})` };
       },
       [HOOK_COMMAND]: (args) => {
+        traceStage(`pppoe-client: hook ${args.event} reported`);
         session?.hook(args);
         return { message: `${args.event} recorded` };
       },
@@ -105,7 +129,13 @@ export async function startPppoeDaemon(opts: PppoeDaemonOptions): Promise<PppoeD
     await daemon.stop("session service was not set up");
     throw new Error("session service was not set up");
   }
+  traceStage("pppoe-client: socket up");
   publish(daemon, session);
-  await session.start(savedPid(daemon.state.data));
+  await session.start([savedPid(daemon.state.data), readEarlyPid(daemon.stateDir)], early);
+  if (early) {
+    early.adopted();
+    // The file may have changed (and a SIGHUP gone by) since the early dial read it.
+    if (session.reconfigure(await loadSessionConfig(opts.configPath))) daemon.events.emit({ topic: "pppoe.session.reconfigured", message: "config changed while dialing: redialling", resource: opts.instance });
+  }
   return { daemon, session };
 }

@@ -5,20 +5,30 @@ import { resolve } from "node:path";
 import { exitWith } from "@routerd/daemon-kit/cli";
 import { parseCli, USAGE, type CliOptions } from "./cli.js";
 
-/** The daemon's modules (the kit with gRPC, pino, pppd's driver) load only here: a hook starts light. */
+/**
+ * The daemon's modules (the kit with gRPC, pino, pppd's driver) load only here: a hook starts light. pppd
+ * dials first (early-dial.ts), while they load.
+ */
 async function runDaemonProcess(options: CliOptions): Promise<number> {
-  const [{ runConfiguredDaemon }, { startPppoeDaemon }] = await Promise.all([import("@routerd/daemon-kit"), import("./daemon.js")]);
-  return runConfiguredDaemon("routerd-pppoe-client", options, (o, logger) =>
-    startPppoeDaemon({
+  const program = resolve(process.argv[1] ?? "");
+  const debug = options.logLevel === "debug" || options.logLevel === "trace";
+  const { dialEarly } = await import("./session/early-dial.js");
+  const early = await dialEarly({ ...options, configPath: resolve(options.configPath), debug, program, node: process.execPath }).catch((err: Error) => `early dial failed: ${err.message}`);
+  const [{ runConfiguredDaemon }, { startPppoeDaemon }, { traceStage }] = await Promise.all([import("@routerd/daemon-kit"), import("./daemon.js"), import("@routerd/resource")]);
+  traceStage("pppoe-client: modules loaded");
+  return runConfiguredDaemon("routerd-pppoe-client", options, (o, logger) => {
+    if (typeof early === "string") logger.debug({ reason: early }, "no early dial");
+    return startPppoeDaemon({
       configPath: o.configPath,
       instance: o.instance,
       runDir: o.runDir,
       stateDir: o.stateDir,
       logger,
-      debug: o.logLevel === "debug" || o.logLevel === "trace",
-      program: resolve(process.argv[1] ?? ""),
-    }),
-  );
+      debug,
+      program,
+      ...(typeof early === "string" ? {} : { early }),
+    });
+  });
 }
 
 async function main(argv: string[]): Promise<number> {

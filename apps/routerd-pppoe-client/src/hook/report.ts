@@ -1,14 +1,16 @@
 // `routerd-pppoe-client hook --socket S --event E [--log FILE] -- ARGS...`: what pppd runs as ip-up, ip-down,
 // ipv6-up and ipv6-down (pppd/render.ts writes the scripts). It reads pppd's arguments and variables and
 // reports them to the daemon's Command rpc; it never fails pppd (exit 0), and retries while the daemon's
-// socket is not there yet (pppd can be faster than a daemon that is still starting). pppd gives hooks no
-// stdout or stderr, so each run appends one line (outcome and time taken) to the --log file.
+// socket is not there yet: the daemon dials before it loads its gRPC machinery (early-dial.ts), so pppd can be
+// up well before the socket serves on a slow box. It keeps trying as long as its pppd runs (a report about a
+// pppd that is gone is moot), up to RETRY_FOR_MS. pppd gives hooks no stdout or stderr, so each run appends
+// one line (outcome and time taken) to the --log file.
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { HOOK_COMMAND } from "../names.js";
 import { callCommand } from "./wire.js";
 
-const RETRY_FOR_MS = 30_000;
+const RETRY_FOR_MS = 600_000;
 const RETRY_EVERY_MS = 200;
 const CALL_TIMEOUT_MS = 10_000;
 
@@ -66,6 +68,18 @@ function mpdHookArgs(event: "mpd-up" | "mpd-down", argv: string[]): Record<strin
   return out;
 }
 
+/** The hook's pppd still runs (PPPD_PID; without it, assume so). */
+function pppdRuns(env: NodeJS.ProcessEnv): boolean {
+  const pid = Number(env.PPPD_PID);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -95,8 +109,8 @@ export async function runHook(argv: string[], env: NodeJS.ProcessEnv = process.e
       return 0;
     }
     // A gRPC error is an answer (the daemon refused the report): retrying cannot help.
-    if (r.status !== undefined || Date.now() - started > RETRY_FOR_MS) {
-      note(`not reported: ${r.message || `grpc-status ${r.status}`}`);
+    if (r.status !== undefined || Date.now() - started > RETRY_FOR_MS || !pppdRuns(env)) {
+      note(`not reported: ${r.message || `grpc-status ${r.status}`}${pppdRuns(env) ? "" : " (pppd is gone)"}`);
       return 0;
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));

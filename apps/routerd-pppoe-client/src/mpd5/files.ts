@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { daemonSocketPath, DEFAULT_RUN_DIR } from "@routerd/rpc";
+import { daemonSocketPath, DEFAULT_RUN_DIR } from "@routerd/rpc/socket-path";
 import { writeFileAtomic } from "@routerd/resource";
 import { loadSessionConfig, readPassword } from "../config.js";
 import { DAEMON_NAME } from "../names.js";

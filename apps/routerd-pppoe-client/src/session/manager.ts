@@ -1,6 +1,6 @@
 // Runs one PPPoE session: dials with pppd, follows its hooks and its exit, redials with back-off, hangs up
 // cleanly on stop. The decisions are machine.ts's; this class performs them and reports every change.
-import { pidAlive } from "@routerd/daemon-kit";
+import { pidAlive, traceStage } from "@routerd/resource";
 import type { Logger } from "pino";
 import { readPassword, type SessionConfig } from "../config.js";
 import { endCause, type EndCause } from "../pppd/exit-status.js";
@@ -34,6 +34,9 @@ export class SessionManager {
   private config: SessionConfig;
   private pppd: RunningPppd | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Hook reports that came before start() (an early dial's pppd reports once the socket serves). */
+  private readonly early: Record<string, string>[] = [];
+  private started = false;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly policy: BackoffPolicy;
@@ -53,17 +56,34 @@ export class SessionManager {
     return this.config;
   }
 
-  /** Ends a pppd a crashed daemon left behind (its session would hold the PPPoE link), then dials. */
-  async start(leftoverPid: number | undefined): Promise<void> {
-    if (leftoverPid !== undefined && isOurPppd(leftoverPid, this.opts.instance)) {
-      this.opts.logger.warn({ pid: leftoverPid }, "ending pppd left by a previous daemon");
-      await killAndWait(leftoverPid, HANGUP_GRACE_MS);
+  /**
+   * Ends any pppd a crashed daemon left behind (its session would hold the PPPoE link), then dials, or
+   * takes over the pppd this process started before it served (early-dial.ts).
+   */
+  async start(leftoverPids: readonly (number | undefined)[], early?: { running: RunningPppd; attach(sink: (line: string) => void): void }): Promise<void> {
+    for (const pid of new Set(leftoverPids)) {
+      if (pid === undefined || pid === early?.running.pid || !isOurPppd(pid, this.opts.instance)) continue;
+      this.opts.logger.warn({ pid }, "ending pppd left by a previous daemon");
+      await killAndWait(pid, HANGUP_GRACE_MS);
     }
+    // With pppd running already, the redial request arms no dial of its own.
+    if (early) this.pppd = early.running;
     this.dispatch({ type: "redial-requested", at: this.now() });
+    if (early) {
+      early.attach(this.pppdLine());
+      void this.follow(early.running);
+    }
+    // Hooks of the early pppd may have reported as soon as the socket served, before this start.
+    this.started = true;
+    for (const args of this.early.splice(0)) this.hook(args);
   }
 
   /** A report from one of pppd's hooks. */
   hook(args: Record<string, string>): void {
+    if (!this.started) {
+      this.early.push(args);
+      return;
+    }
     const at = this.now();
     const pid = Number(args.pppdPid);
     if (this.pppd === undefined || (args.pppdPid !== undefined && pid !== this.pppd.pid)) {
@@ -153,8 +173,22 @@ export class SessionManager {
       return;
     }
     writePppdFiles(this.opts.paths.dir, config, password, { instance: this.opts.instance, debug: this.opts.debug ?? false, ...this.opts.hook });
+    const running = startPppd(this.opts.paths, this.opts.instance, this.pppdLine());
+    traceStage("pppoe-client: pppd spawned");
+    await this.follow(running);
+  }
+
+  /** What becomes of pppd's output lines: debug log entries (and trace lines). */
+  private pppdLine(): (line: string) => void {
     const log = this.opts.logger.child({ pppd: true });
-    const running = startPppd(this.opts.paths, this.opts.instance, (line) => log.debug({ line }, "pppd"));
+    return (line) => {
+      traceStage(`pppoe-client: pppd: ${line}`);
+      log.debug({ line }, "pppd");
+    };
+  }
+
+  /** Records a running pppd as this session's dial and reports how it ends. */
+  private async follow(running: RunningPppd): Promise<void> {
     this.pppd = running;
     this.opts.savePid(running.pid || undefined);
     this.dispatch({ type: "dialed", pid: running.pid });

@@ -7,6 +7,7 @@ import type { SupervisorMode } from "../core/service-units.js";
 import { parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
+import type { EarlyStart } from "../serve/early-start.js";
 
 export const serveCommand: Command = {
   name: "serve",
@@ -64,6 +65,16 @@ export const serveCommand: Command = {
       io.err(`--interval ${v.interval} is not a duration like 30s`);
       return 1;
     }
+    const dirs = { root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) };
+    // Session daemons (PPPoE) dial while the machinery below loads and the first reconcile runs.
+    const { startEarlyDaemons } = await import("../serve/early-start.js");
+    let early: EarlyStart;
+    try {
+      // Under systemd the daemons' generated units start them; serve must not start a second copy.
+      early = supervisor === "systemd" ? { text: "", started: [], skipped: "--supervisor systemd: the daemons' units start them" } : startEarlyDaemons(configPath, dirs);
+    } catch (err) {
+      early = { text: "", started: [], skipped: (err as Error).message };
+    }
     // The loop and its gRPC/daemon machinery load only for serve, not for every CLI command.
     const [{ Server, defaultNodeName, serveHost }, { pino }, { Pipeline, parseListen }, { defaultMetricsListen }] = await Promise.all([
       import("../serve/serve.js"),
@@ -89,7 +100,8 @@ export const serveCommand: Command = {
     );
     const server = new Server({
       configPath,
-      host: serveHost({ root: String(v.root), stateDir: String(v["state-dir"]), runDir: String(v["run-dir"]) }),
+      host: serveHost(dirs),
+      early,
       intervalMs,
       nodeName: (v["node-name"] as string | undefined) ?? defaultNodeName(),
       stopDaemonsOnExit: Boolean(v["stop-daemons-on-exit"]),

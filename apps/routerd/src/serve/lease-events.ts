@@ -2,6 +2,7 @@
 // routerd serve reconciles as soon as a lease is bound, renewed, lost or released instead of at its next
 // periodic pass. One watch per daemon instance the config wants; watches come and go with the config.
 import { DHCPV4_CLIENT_DAEMON, DHCPV6_CLIENT_DAEMON, PPPOE_CLIENT_DAEMON, makeConfigView, type RouterConfig } from "@routerd/api";
+import { traceStage } from "@routerd/resource";
 import { connectDaemon, daemonSocketPath, type DaemonConnection } from "@routerd/rpc";
 
 export interface EventSource {
@@ -41,9 +42,11 @@ async function follow(socket: string, topicPrefixes: string[], signal: AbortSign
       conn = await connectDaemon(socket, { connectTimeoutMs: 1000 });
       // From the daemon's newest event on, so nothing emitted while the stream is set up is missed.
       afterSeq ??= Number((await conn.getStatus()).lastEventSeq);
+      traceStage(`serve: following ${socket}`);
       onEvent();
       for await (const e of conn.watchEvents({ topicPrefixes, signal, afterSeq })) {
         afterSeq = Number(e.seq);
+        traceStage(`serve: event ${e.topic}`);
         onEvent();
       }
     } catch {

@@ -7,7 +7,7 @@ import { durationMs, loadConfig, makeConfigView, type ConfigView, type EgressRou
 import { runDaemon, type DaemonContext, type JsonObject } from "@routerd/daemon-kit";
 import { rooted, systemRunner, type DaemonPort, type HostContext, type ResidentInventory } from "@routerd/host";
 import { ingressState, type IngressSelection } from "@routerd/render";
-import { parseOwnerKey, readStatuses } from "@routerd/resource";
+import { parseOwnerKey, readStatuses, traceStage } from "@routerd/resource";
 import type { Logger } from "pino";
 import { FileLease, pollEvery, refreshEvery } from "../cluster/lease.js";
 import { selectEgress, type EgressDecision, type HealthState } from "../core/egress.js";
@@ -18,6 +18,7 @@ import { publishedStatus } from "../core/status.js";
 import type { DesiredState } from "../core/desired.js";
 import { formatIssue } from "../commands/validate.js";
 import { daemonSpecs, type DaemonDirs } from "./daemons.js";
+import type { EarlyStart } from "./early-start.js";
 import { ProbeStateMemory, readProbeStates, watchTransitions } from "./health.js";
 import { watchLeaseEvents } from "./lease-events.js";
 import { liveMessages } from "./live-status.js";
@@ -43,6 +44,8 @@ export interface ServeOptions {
   keepGenerations?: number;
   /** Who runs the daemons: this serve (builtin, the default) or the units reconcile generates (systemd). */
   supervisor?: SupervisorMode;
+  /** What serve's command started before this loop existed (early-start.ts), with the config it parsed. */
+  early?: EarlyStart;
   /** The ObservabilityPipeline runtime: serve's own pipeline (its logger writes into it too) and where metrics are served. */
   telemetry?: { pipeline: Pipeline; metricsListen: string };
 }
@@ -118,6 +121,10 @@ export class Server {
       ...(this.telemetry ? { telemetry: this.telemetry.pipeline } : {}),
     });
     this.ctx = daemon;
+    traceStage("serve: socket up");
+    const early = this.opts.early;
+    if (early?.started.length) this.opts.logger.info({ daemons: early.started }, "session daemons started before the first reconcile");
+    else if (early?.skipped) this.opts.logger.debug({ reason: early.skipped }, "no daemon started before the first reconcile");
     this.resident.start();
     this.supervisor.start();
     void watchTransitions(this.opts.host.runDir, daemon.signal, () => this.kick());
@@ -127,6 +134,7 @@ export class Server {
       if (!this.kicked) await this.sleep(sleepMs(Date.now(), this.dueAt()));
       if (daemon.signal.aborted) break;
       if (!shouldCycle({ kicked: this.kicked, now: Date.now(), dueAt: this.dueAt(), configChanged: () => this.configFileChanged() || this.generations.pendingChanged() })) continue;
+      traceStage(`serve: cycle starts (${this.kicked ? "kicked" : "due"})`);
       this.kicked = false;
       this.lastCycleAt = Date.now();
       try {
@@ -204,7 +212,11 @@ export class Server {
     }
     if (text === this.configText && this.config) return;
     this.configText = text;
-    const result = loadConfig(text, this.opts.configPath);
+    // The command parsed this very text already to start the session daemons early.
+    const early = this.opts.early;
+    const result = early?.config && early.text === text ? { config: early.config, issues: [] } : loadConfig(text, this.opts.configPath);
+    if (early) delete early.config;
+    traceStage("serve: config parsed and validated");
     if (!result.config) {
       const detail = result.issues.filter((i) => i.severity === "error").map(formatIssue);
       this.opts.logger.error({ issues: detail }, "config invalid; keeping the last good one");
@@ -288,6 +300,7 @@ export class Server {
     // Interface status for the next run, read off the critical path (a failover does not wait for it).
     if (config.resources.some((r) => r.kind === "Interface")) void readLinks(this.opts.host, this.resident.cache).then((l) => (this.links = l));
     this.reportBackends(result.desired.view.active, ingress, ctx);
+    traceStage("serve: cycle applied");
     this.generations.record(this.configText, result);
     // Daemons already recorded still get config changes and restarts.
     for (const spec of this.supervised(active, dirs)) this.supervisor.ensure(spec);

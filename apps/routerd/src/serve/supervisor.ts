@@ -5,8 +5,10 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "@routerd/resource";
-import { pidAlive, stopCompanions } from "@routerd/daemon-kit";
+import { traceStage, writeFileAtomic } from "@routerd/resource";
+// Light imports only: serve's early start (early-start.ts) loads this before gRPC.
+import { stopCompanions } from "@routerd/daemon-kit/companions";
+import { pidAlive } from "@routerd/resource";
 import type { Logger } from "pino";
 import { capDaemonLog } from "./daemon-log.js";
 
@@ -72,7 +74,7 @@ export class Supervisor {
   ) {}
 
   pidFile(daemon: string, instance: string): string {
-    return join(this.dirs.runDir, daemon, `${instance}.pid`);
+    return daemonPidFile(this.dirs.runDir, daemon, instance);
   }
   socketPath(daemon: string, instance: string): string {
     return join(this.dirs.runDir, daemon, `${instance}.sock`);
@@ -81,7 +83,7 @@ export class Supervisor {
     return join(this.dirs.stateDir, daemon, instance);
   }
   logFile(daemon: string, instance: string): string {
-    return join(this.stateDirOf(daemon, instance), "daemon.log");
+    return daemonLogFile(this.dirs.stateDir, daemon, instance);
   }
 
   /** Starts watching; call once. */
@@ -94,12 +96,12 @@ export class Supervisor {
   ensure(spec: DaemonSpec): void {
     const key = `${spec.daemon}/${spec.instance}`;
     let m = this.managed.get(key);
-    const configChanged = spec.config ? this.writeConfig(spec.config) : false;
+    const configChanged = spec.config ? writeDaemonConfig(spec.config) : false;
     if (!m) {
       m = { spec, restarts: 0, backoffMs: MIN_BACKOFF_MS, nextStartAt: 0, startedAt: 0 };
       this.managed.set(key, m);
-      const rec = this.readPid(spec);
-      if (rec && pidAlive(rec.pid) && isOurs(rec.pid, spec.match)) {
+      const rec = readPidRecord(this.dirs.runDir, spec.daemon, spec.instance);
+      if (rec && isRunning(rec, spec)) {
         m.pid = rec.pid;
         m.startedAt = Date.parse(rec.startedAt) || this.clock();
         this.logger.info({ daemon: key, pid: rec.pid }, "re-attached to running daemon");
@@ -125,7 +127,7 @@ export class Supervisor {
     const key = `${daemon}/${instance}`;
     const m = this.managed.get(key);
     this.managed.delete(key);
-    const pid = m?.pid ?? this.readPidRaw(daemon, instance)?.pid;
+    const pid = m?.pid ?? readPidRecord(this.dirs.runDir, daemon, instance)?.pid;
     if (pid && pidAlive(pid)) await this.terminate(pid);
     const companions = await stopCompanions(this.stateDirOf(daemon, instance));
     if (companions.length > 0) this.logger.info({ daemon: key, companions }, "stopped the daemon's companions");
@@ -183,25 +185,15 @@ export class Supervisor {
 
   private launch(m: Managed): void {
     const { spec } = m;
-    const log = this.logFile(spec.daemon, spec.instance);
-    mkdirSync(dirname(log), { recursive: true });
-    mkdirSync(dirname(this.pidFile(spec.daemon, spec.instance)), { recursive: true });
-    const fd = openSync(log, "a", 0o600);
-    // Own process group: a kill -9 of serve does not take the daemons with it.
-    const [exe, ...argv] = spec.command as [string, ...string[]];
-    const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env: this.dirs.env?.(spec.daemon) ?? process.env });
-    closeSync(fd);
-    child.unref();
-    if (!child.pid) {
+    const pid = launchDaemon(spec, this.dirs, this.dirs.env?.(spec.daemon) ?? process.env, this.clock);
+    if (pid === undefined) {
       this.logger.error({ daemon: `${spec.daemon}/${spec.instance}` }, "daemon failed to spawn");
       m.nextStartAt = this.clock() + m.backoffMs;
       return;
     }
-    m.pid = child.pid;
+    m.pid = pid;
     m.startedAt = this.clock();
-    const rec: PidRecord = { pid: child.pid, match: spec.match, argsDigest: digest(spec), startedAt: new Date(m.startedAt).toISOString() };
-    writeFileAtomic(this.pidFile(spec.daemon, spec.instance), JSON.stringify(rec) + "\n", 0o600);
-    this.logger.info({ daemon: `${spec.daemon}/${spec.instance}`, pid: child.pid }, "daemon started");
+    this.logger.info({ daemon: `${spec.daemon}/${spec.instance}`, pid }, "daemon started");
   }
 
   private restart(m: Managed, reason: string): void {
@@ -229,23 +221,54 @@ export class Supervisor {
     if (pidAlive(pid) && !isZombie(pid)) process.kill(pid, "SIGKILL");
   }
 
-  private writeConfig(config: { path: string; content: string }): boolean {
-    if (existsSync(config.path) && readFileSync(config.path, "utf8") === config.content) return false;
-    writeFileAtomic(config.path, config.content, 0o600);
-    return true;
-  }
+}
 
-  private readPid(spec: DaemonSpec): PidRecord | undefined {
-    return this.readPidRaw(spec.daemon, spec.instance);
+function readPidRecord(runDir: string, daemon: string, instance: string): PidRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(daemonPidFile(runDir, daemon, instance), "utf8")) as PidRecord;
+  } catch {
+    return undefined;
   }
+}
 
-  private readPidRaw(daemon: string, instance: string): PidRecord | undefined {
-    try {
-      return JSON.parse(readFileSync(this.pidFile(daemon, instance), "utf8")) as PidRecord;
-    } catch {
-      return undefined;
-    }
-  }
+const isRunning = (rec: PidRecord, spec: DaemonSpec) => pidAlive(rec.pid) && isOurs(rec.pid, spec.match);
+
+/** The pid of the daemon's recorded process when it still runs (what a supervisor would re-attach to). */
+export function runningDaemonPid(runDir: string, spec: DaemonSpec): number | undefined {
+  const rec = readPidRecord(runDir, spec.daemon, spec.instance);
+  return rec && isRunning(rec, spec) ? rec.pid : undefined;
+}
+
+const daemonPidFile = (runDir: string, daemon: string, instance: string) => join(runDir, daemon, `${instance}.pid`);
+const daemonLogFile = (stateDir: string, daemon: string, instance: string) => join(stateDir, daemon, instance, "daemon.log");
+
+/**
+ * Starts a daemon detached (its own process group: a kill -9 of serve does not take it along), its output
+ * appended to its daemon.log, and records its pid file; the pid, or undefined when it could not be spawned.
+ * A supervisor that later ensures the same spec re-attaches to it (the pid file's digest matches).
+ */
+export function launchDaemon(spec: DaemonSpec, dirs: { runDir: string; stateDir: string }, env: NodeJS.ProcessEnv, clock: () => number = Date.now): number | undefined {
+  const log = daemonLogFile(dirs.stateDir, spec.daemon, spec.instance);
+  const pidFile = daemonPidFile(dirs.runDir, spec.daemon, spec.instance);
+  mkdirSync(dirname(log), { recursive: true });
+  mkdirSync(dirname(pidFile), { recursive: true });
+  const fd = openSync(log, "a", 0o600);
+  const [exe, ...argv] = spec.command as [string, ...string[]];
+  const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env });
+  closeSync(fd);
+  child.unref();
+  if (!child.pid) return undefined;
+  traceStage(`serve: daemon ${spec.daemon}/${spec.instance} spawned`);
+  const rec: PidRecord = { pid: child.pid, match: spec.match, argsDigest: digest(spec), startedAt: new Date(clock()).toISOString() };
+  writeFileAtomic(pidFile, JSON.stringify(rec) + "\n", 0o600);
+  return child.pid;
+}
+
+/** Writes a daemon's config file when its content differs; true when it did. */
+export function writeDaemonConfig(config: { path: string; content: string }): boolean {
+  if (existsSync(config.path) && readFileSync(config.path, "utf8") === config.content) return false;
+  writeFileAtomic(config.path, config.content, 0o600);
+  return true;
 }
 
 export function isZombie(pid: number): boolean {
