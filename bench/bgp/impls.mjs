@@ -2,14 +2,16 @@
 // and its FIB programming on: routerd-bgp (gobgpd + our FIB writer), bird2 (protocol kernel), FRR
 // (bgpd + zebra). start() returns the pids to measure and a stop().
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { openSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 
 const repo = new URL("../..", import.meta.url).pathname;
 
 function launch(lab, argv, log) {
-  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", "ignore", "ignore"] });
+  // BGP_BENCH_LOG=FILE: the process's output goes there (routerd-bgp then logs at debug level).
+  const out = log && process.env.BGP_BENCH_LOG ? openSync(process.env.BGP_BENCH_LOG, "a") : "ignore";
+  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out] });
   lab.procs.push(p);
   return p;
 }
@@ -18,7 +20,9 @@ async function pidFromFile(path, timeoutMs = 180_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const pid = Number(readFileSync(path, "utf8").trim());
+      // A plain pid file, or routerd-bgp's companion record {"pid": N, "match": ...}.
+      const text = readFileSync(path, "utf8").trim();
+      const pid = text.startsWith("{") ? Number(JSON.parse(text).pid) : Number(text);
       if (pid > 0) return pid;
     } catch {}
     if (Date.now() > until) throw new Error(`no pid in ${path}`);
@@ -59,8 +63,8 @@ export const IMPLEMENTATIONS = {
     const config = join(dir, "config.json");
     writeFileSync(config, routerdBgpConfig());
     const bin = join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
-    const node = launch(lab, [process.execPath, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "warn"]);
-    const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/gobgpd.pid"));
+    const node = launch(lab, [process.execPath, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", process.env.BGP_BENCH_LOG ? "debug" : "warn"], true);
+    const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
       pids: () => ({ "routerd-bgp": node.pid, gobgpd }),
       async stop() {

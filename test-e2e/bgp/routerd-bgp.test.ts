@@ -167,6 +167,44 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
     expect(lab.router.ip("route show 172.31.201.0/24").stdout).toMatch(/proto bird/);
   });
 
+  it("a withdrawn and re-announced prefix leaves and re-enters the FIB (the pre-policy stream, one UPDATE each)", async () => {
+    lab.ispCli("global", "rib", "del", "172.31.1.0/24", "-a", "ipv4");
+    await until("withdrawn", () => !has(lab.fib("-4"), "172.31.1.0/24"), 10_000, 20);
+    lab.ispCli("global", "rib", "add", "172.31.1.0/24", "nexthop", ISP, "-a", "ipv4");
+    await until("back", () => has(lab.fib("-4"), "172.31.1.0/24"), 10_000, 20);
+  });
+
+  it("a reloaded import policy re-chooses the FIB from the paths it holds, without a session reset", async () => {
+    const flaps = async () => (await listBgpPeers(lab.socket)).peers.map((p) => p.flaps);
+    const before = await flaps();
+    const reload = (cfg: typeof CONFIG) => {
+      lab.writeConfig(cfg);
+      lab.daemon!.kill("SIGHUP");
+    };
+    const [isp, isp6, ix] = CONFIG.peers as [(typeof CONFIG.peers)[0], (typeof CONFIG.peers)[1], (typeof CONFIG.peers)[2]];
+    // The IX's paths get a higher local preference: the shared prefix goes through the IX alone; the ISP's
+    // forbidden community is lifted: its 172.31.2.0/24 (held pre-policy all along) is installed.
+    reload({
+      ...CONFIG,
+      peers: [
+        { ...isp, spec: { ...isp.spec, importPolicy: { ...isp.spec.importPolicy!, forbiddenCommunities: [] } } },
+        isp6,
+        { ...ix, spec: { ...ix.spec, importPolicy: { localPreference: 200 } } },
+      ] as typeof CONFIG.peers,
+    });
+    await until(
+      "re-chosen",
+      () => {
+        const v4 = lab.fib("-4");
+        return has(v4, "172.31.2.0/24") && has(v4, "172.31.9.0/24")?.includes(`via ${IX}`) && !has(v4, "172.31.9.0/24")?.includes("nexthop");
+      },
+      20_000,
+    );
+    reload(CONFIG);
+    await until("back to the original policy", () => !has(lab.fib("-4"), "172.31.2.0/24") && lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 20_000);
+    expect(await flaps()).toEqual(before);
+  });
+
   it("stops its gobgpd (and the keeper) once killed and not restarted within the orphan grace", async () => {
     const gobgpd = lab.companionPid("gobgpd")!;
     const keeper = lab.companionPid("gobgpd.keeper")!;

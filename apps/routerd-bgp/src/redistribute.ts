@@ -82,7 +82,13 @@ export class Redistributor {
     private readonly client: GobgpClient,
     private readonly logger: Logger,
     private readonly ownProtocol: number,
+    /** A prefix started or stopped being originated here (the FIB re-chooses it). */
+    private readonly onChange: (prefix: string) => void = () => undefined,
   ) {}
+
+  originates(prefix: string): boolean {
+    return this.originated.has(prefix);
+  }
 
   /** gobgpd restarted: it holds none of our paths any more. */
   reset(): void {
@@ -103,11 +109,13 @@ export class Redistributor {
         if (this.originated.has(prefix)) continue;
         const res = await this.client.addPath({ tableType: 0, vrfId: "", path: originatedPath(prefix) });
         this.originated.set(prefix, res.uuid);
+        this.onChange(prefix);
       }
       for (const [prefix, uuid] of [...this.originated]) {
         if (want.has(prefix)) continue;
         await this.client.deletePath({ tableType: 0, vrfId: "", family: familyOf(prefix), uuid });
         this.originated.delete(prefix);
+        this.onChange(prefix);
       }
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, "redistribution sync failed");

@@ -1,11 +1,12 @@
 // One BGPRouter: its gobgpd (started or re-attached), the config applied as a diff, the WatchEvent stream
-// feeding the FIB programmer and the peer view, and the redistributed prefixes. daemon.ts wires it into
-// runDaemon; this file holds the life cycle.
+// (peer states + pre-policy Adj-RIB-In) feeding the local RIB, whose best paths the FIB programmer writes,
+// and the redistributed prefixes. daemon.ts wires it into runDaemon; this file holds the life cycle.
 import type { ClientReadableStream } from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { bgpFibTarget } from "@routerd/api";
 import { writeFileAtomic } from "@routerd/resource";
 import type { Peer, WatchEventResponse } from "@routerd/gobgp-api/gen/gobgp";
+import { durationMs } from "@routerd/api";
 import type { Logger } from "pino";
 import type { BgpConfig } from "./config/config.js";
 import { resolvePassword } from "./config/password.js";
@@ -18,9 +19,12 @@ import { BfdManager, type BfdTransition } from "./bfd/manager.js";
 import type { BfddPaths } from "./bfd/bfdd.js";
 import type { CompanionProcess } from "./companion.js";
 import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
-import { watchGobgp } from "./gobgp/watch.js";
+import { isEstablished, listAdjIn, watchGobgp } from "./gobgp/watch.js";
 import { PeerTable, type PeerTransition } from "./peers.js";
 import { Redistributor } from "./redistribute.js";
+import type { AdjInPath } from "./rib/attrs.js";
+import { GracefulRestartTracker } from "./rib/graceful.js";
+import { LocalRib, ribNeighbors } from "./rib/local-rib.js";
 
 export interface RouterOptions {
   config: BgpConfig;
@@ -54,6 +58,8 @@ function readOptional(path: string): string | undefined {
   }
 }
 
+const durationMsOr = (d: string | undefined, fallback: number) => (d === undefined ? fallback : durationMs(d));
+
 export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
 
 export class BgpRouter {
@@ -63,6 +69,8 @@ export class BgpRouter {
   readonly fib: FibProgrammer | undefined;
   readonly peers = new PeerTable();
   readonly bfd: BfdManager;
+  readonly rib = new LocalRib();
+  private readonly graceful: GracefulRestartTracker;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
   private stream: ClientReadableStream<WatchEventResponse> | undefined;
@@ -92,7 +100,8 @@ export class BgpRouter {
     this.client = new GobgpClient(opts.paths.socket);
     const fib = bgpFibTarget(opts.config.router.spec);
     this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
-    this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol);
+    this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol, (prefix) => this.reevaluate([prefix]));
+    this.graceful = new GracefulRestartTracker((neighbor) => this.reevaluate(this.rib.sweepStale(neighbor)));
     this.bfd = new BfdManager({
       router: opts.config.router.name,
       paths: opts.bfdPaths,
@@ -133,13 +142,14 @@ export class BgpRouter {
         this.applied = appliedFromJson(readOptional(this.opts.appliedFile), this.process.pid ?? -1);
       } else {
         this.applied = emptyApplied();
+        this.rib.clear();
         // A fresh gobgpd has an empty RIB: keep what the kernel has until the sessions relearn it.
         this.fib?.retainUntilSweep();
         this.holdingSince = Date.now();
         this.scheduleSweep();
       }
       await this.applyConfig();
-      this.subscribe();
+      this.subscribe(attached);
       this.redistributor.reset();
       await this.redistributor.sync(this.config.router.spec);
       await this.bfd.configure(this.config.bfd);
@@ -169,6 +179,10 @@ export class BgpRouter {
     this.lastApply = report;
     writeFileAtomic(this.opts.appliedFile, appliedToJson(this.applied, this.process.pid ?? -1));
     this.peers.configure(this.config, desired);
+    // Neighbors or policies may have changed: every prefix is chosen again (unchanged ones write nothing).
+    this.rib.configure(ribNeighbors(this.config), (p) => this.redistributor.originates(p));
+    for (const gone of this.rib.neighborsNotIn(desired.neighbors)) this.rib.dropNeighbor(gone);
+    this.reevaluate(this.rib.prefixes());
     return report;
   }
 
@@ -194,37 +208,86 @@ export class BgpRouter {
     await this.fib?.resync();
   }
 
-  private subscribe(): void {
+  /** Best paths of these prefixes → the FIB. */
+  private reevaluate(prefixes: Iterable<string>): void {
+    const fib = this.fib;
+    if (fib === undefined) return;
+    for (const p of prefixes) fib.update(p, this.rib.best(p));
+  }
+
+  private onPaths(paths: AdjInPath[]): void {
+    this.lastPathAt = Date.now();
+    this.pathEvents++;
+    this.pathChanges += paths.length;
+    this.opts.logger.debug({ paths: paths.length, events: this.pathEvents, total: this.pathChanges }, "Adj-RIB-In event");
+    for (const p of paths) {
+      this.rib.apply(p);
+      this.graceful.heard(p.neighbor, this.lastPathAt);
+    }
+    this.reevaluate(paths.map((p) => p.prefix));
+  }
+
+  private onPeer(peer: Peer): void {
+    const t = this.peers.observe(peer);
+    if (t === undefined) return;
+    const gr = this.config.router.spec.gracefulRestart;
+    if (t.to !== "Established" && this.rib.hasPathsFrom(t.address)) {
+      // GoBGP sends no withdraws for a lost session's paths: they go here, all in one FIB burst.
+      const keep = gr?.enabled === true;
+      this.reevaluate(this.rib.dropNeighbor(t.address, keep));
+      if (keep) this.graceful.down(t.address, durationMsOr(gr?.restartTime, 120_000));
+    } else if (t.to === "Established") this.graceful.up(t.address);
+    this.opts.onPeerTransition?.(t);
+    this.opts.onChange?.();
+  }
+
+  /**
+   * Subscribes, then reads what each Established neighbor's Adj-RIB-In already holds (events arriving
+   * meanwhile are newer and applied after it). A gobgpd that kept running (re-attach, or a broken stream)
+   * holds the whole RIB: the kernel is then reconciled against it; a fresh one starts empty.
+   */
+  private subscribe(reconcile: boolean): void {
     this.stream?.cancel();
-    this.stream = watchGobgp(this.client, {
-      onPeer: (peer: Peer) => {
-        const t = this.peers.observe(peer);
-        if (t !== undefined) {
-          this.opts.onPeerTransition?.(t);
-          this.opts.onChange?.();
-        }
-      },
-      onPaths: (changes, initial) => {
-        this.lastPathAt = Date.now();
-        this.pathEvents++;
-        this.pathChanges += changes.length;
-        this.opts.logger.debug({ changes: changes.length, initial, events: this.pathEvents, total: this.pathChanges }, "best paths");
-        const fib = this.fib;
-        if (fib === undefined) return;
-        if (initial && this.attached) {
-          // A gobgpd that kept running holds the whole RIB: reconcile the kernel against it.
-          fib.replaceAll(new Map(changes.filter((c) => c.hops !== "").map((c) => [c.prefix, c.hops])));
-          return;
-        }
-        for (const c of changes) fib.update(c.prefix, c.hops);
+    let buffered: AdjInPath[][] | undefined = [];
+    const stream = watchGobgp(this.client, {
+      onPeer: (peer: Peer) => this.onPeer(peer),
+      onPaths: (paths) => {
+        if (buffered !== undefined) buffered.push(paths);
+        else this.onPaths(paths);
       },
       onEnd: (err) => {
-        if (this.stopping) return;
+        if (this.stopping || this.stream !== stream) return;
         this.opts.logger.warn({ err: err?.message }, "GoBGP watch ended");
         // gobgpd died (its restart resubscribes) or the stream broke: resubscribe while it runs.
-        if (this.process.pid !== undefined) setTimeout(() => this.process.pid !== undefined && !this.stopping && this.subscribe(), 500).unref();
+        if (this.process.pid !== undefined) setTimeout(() => this.process.pid !== undefined && !this.stopping && this.stream === stream && this.subscribe(true), 500).unref();
       },
     });
+    this.stream = stream;
+    void (async () => {
+      try {
+        const established = (await this.client.listPeers()).filter(isEstablished).map((p) => p.state?.neighborAddress || p.conf?.neighborAddress || "");
+        const listed = await Promise.all(established.filter(Boolean).map((n) => listAdjIn(this.client, n)));
+        if (this.stream !== stream) return;
+        this.rib.clear();
+        for (const paths of listed) for (const p of paths) this.rib.apply(p);
+        const pending = buffered ?? [];
+        buffered = undefined;
+        for (const paths of pending) for (const p of paths) this.rib.apply(p);
+        this.opts.logger.info({ neighbors: established.length, prefixes: this.rib.size, reconcile }, "Adj-RIB-In read");
+        if (reconcile && this.fib !== undefined) {
+          const rib = new Map<string, string>();
+          for (const p of this.rib.prefixes()) {
+            const hops = this.rib.best(p);
+            if (hops !== "") rib.set(p, hops);
+          }
+          this.fib.replaceAll(rib);
+        } else this.reevaluate(this.rib.prefixes());
+      } catch (err) {
+        if (this.stream !== stream) return;
+        this.opts.logger.warn({ err: (err as Error).message }, "reading the Adj-RIB-In failed: resubscribing");
+        setTimeout(() => this.process.pid !== undefined && !this.stopping && this.stream === stream && this.subscribe(reconcile), 1000).unref();
+      }
+    })();
   }
 
   private gobgpdDown(): void {
@@ -232,6 +295,9 @@ export class BgpRouter {
     this.stream?.cancel();
     this.stream = undefined;
     this.peers.allDown();
+    // Its RIB is gone with it; the FIB stays as it is until the restarted gobgpd has relearned it.
+    this.rib.clear();
+    this.graceful.stop();
     this.opts.onChange?.();
   }
 
@@ -264,6 +330,7 @@ export class BgpRouter {
   async stop(keepGobgpd: boolean): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweepTimer);
+    this.graceful.stop();
     this.redistributor.stop();
     this.monitor?.stop();
     this.stream?.cancel();

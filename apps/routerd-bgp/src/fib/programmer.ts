@@ -76,7 +76,9 @@ export class FibProgrammer {
    * sessions come back and re-announce them meanwhile, so forwarding never stops.
    */
   retainUntilSweep(): void {
-    for (const p of this.kernel.keys()) if (!this.desired.has(p)) this.retained.add(p);
+    // Nothing is desired any more until the new gobgpd says so; what the kernel has stays meanwhile.
+    this.desired.clear();
+    for (const p of this.kernel.keys()) this.retained.add(p);
     this.stats.retained = this.retained.size;
   }
 

@@ -44,7 +44,7 @@ export interface FibPath {
   neighbor: string;
 }
 
-function prefixOf(nlri: Any | undefined): string | undefined {
+export function prefixOf(nlri: Any | undefined): string | undefined {
   if (nlri === undefined || !is(nlri, "IPAddressPrefix")) return undefined;
   const p = IPAddressPrefix.decode(nlri.value);
   return `${p.prefix}/${p.prefixLen}`;

@@ -74,7 +74,7 @@ export function desiredGlobal(router: BGPRouterSpec): Global {
   };
 }
 
-function directionPolicy(router: BGPRouterSpec, peer: PeerConfig): DirectionPolicy {
+export function directionPolicy(router: BGPRouterSpec, peer: PeerConfig): DirectionPolicy {
   const s = peer.spec;
   return {
     ...(s.importPolicy ?? router.importPolicy ? { import: s.importPolicy ?? router.importPolicy } : {}),
