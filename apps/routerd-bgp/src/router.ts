@@ -219,7 +219,10 @@ export class BgpRouter {
     this.lastPathAt = Date.now();
     this.pathEvents++;
     this.pathChanges += paths.length;
-    this.opts.logger.debug({ paths: paths.length, events: this.pathEvents, total: this.pathChanges }, "Adj-RIB-In event");
+    if (this.opts.logger.isLevelEnabled("debug")) {
+      const m = process.memoryUsage();
+      this.opts.logger.debug({ paths: paths.length, events: this.pathEvents, total: this.pathChanges, rssMB: Math.round(m.rss / 1e6), heapMB: Math.round(m.heapUsed / 1e6), externalMB: Math.round(m.external / 1e6) }, "Adj-RIB-In event");
+    }
     for (const p of paths) {
       this.rib.apply(p);
       this.graceful.heard(p.neighbor, this.lastPathAt);

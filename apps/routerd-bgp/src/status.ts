@@ -91,6 +91,7 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
             retained: fib.retained,
             writes: fib.writes,
             failures: fib.failures,
+            flushes: fib.flushes,
             ...(fib.lastError ? { lastError: `${fib.lastError.prefix}: ${fib.lastError.error}` } : {}),
           },
         }

@@ -4,7 +4,7 @@
 // kernel dump at start and on resync, so a restart rewrites nothing that is already right.
 import type { Logger } from "pino";
 import { IpBatch } from "./ip-batch.js";
-import { kernelRoutes } from "./kernel.js";
+import { flushRoutes, kernelRoutes } from "./kernel.js";
 import { deleteLine, replaceLine, type FibTarget, type KernelRoute, type NextHopKey } from "./lines.js";
 
 export interface FibOptions {
@@ -19,7 +19,16 @@ export interface FibOptions {
   batch?: IpBatch;
   /** Called after each chunk has applied. */
   onApplied?: (stats: FibStats) => void;
+  /** Deletes every route of ours in the table (default: `ip route flush table T proto P`, both families). */
+  flush?: () => Promise<void>;
 }
+
+/**
+ * Nothing wanted any more and every route of ours re-evaluated: one `ip route flush` (a netlink dump and
+ * deletes sent in bulk) instead of a line and an acknowledgement per route. Below this many routes the
+ * lines are quicker (a flush starts two `ip` processes; the batch is already running).
+ */
+const FLUSH_MIN = 1000;
 
 export interface FibStats {
   installed: number;
@@ -28,6 +37,8 @@ export interface FibStats {
   retained: number;
   writes: number;
   failures: number;
+  /** Bulk deletes (every route of ours at once, e.g. the only session lost). */
+  flushes: number;
   lastError?: { prefix: string; error: string };
 }
 
@@ -45,7 +56,7 @@ export class FibProgrammer {
   private inFlight = 0;
   private readonly batch: IpBatch;
   private idleWaiters: (() => void)[] = [];
-  readonly stats: FibStats = { installed: 0, desired: 0, pending: 0, retained: 0, writes: 0, failures: 0 };
+  readonly stats: FibStats = { installed: 0, desired: 0, pending: 0, retained: 0, writes: 0, failures: 0, flushes: 0 };
 
   constructor(private readonly opts: FibOptions) {
     this.batch = opts.batch ?? new IpBatch(opts.logger);
@@ -149,6 +160,12 @@ export class FibProgrammer {
   }
 
   private pump(): void {
+    if (this.desired.size === 0 && this.retained.size === 0 && this.kernel.size >= FLUSH_MIN && this.dirty.size >= this.kernel.size) {
+      // Every route of ours was re-evaluated and none is wanted (the only session was lost): one flush,
+      // once what is in flight has applied. (Never at start: only a few prefixes are marked there.)
+      if (this.inFlight === 0) this.flushAll();
+      return;
+    }
     const max = this.opts.maxInFlight ?? 2;
     const size = this.opts.chunk ?? 2000;
     while (this.dirty.size > 0 && this.inFlight < max) {
@@ -182,6 +199,36 @@ export class FibProgrammer {
     }
     this.refreshStats();
     if (this.inFlight === 0 && this.dirty.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private flushAll(): void {
+    this.inFlight++;
+    this.stats.flushes++;
+    this.stats.writes += this.kernel.size;
+    // The flush covers every pending delete; prefixes announced meanwhile are marked again by update().
+    this.dirty.clear();
+    this.kernel.clear();
+    this.strayMetric.clear();
+    const flush = this.opts.flush ?? (() => flushRoutes(this.opts.target));
+    flush().then(
+      () => this.flushed(undefined),
+      (err: Error) => this.flushed(err),
+    );
+  }
+
+  private flushed(err: Error | undefined): void {
+    this.inFlight--;
+    if (err !== undefined) {
+      this.stats.failures++;
+      this.stats.lastError = { prefix: "*", error: err.message };
+      this.opts.logger.warn({ err: err.message }, "FIB flush failed: reading the kernel again");
+      void this.resync().then(() => this.pump());
+      return;
+    }
+    this.opts.logger.debug({ pending: this.dirty.size }, "FIB flushed");
+    this.refreshStats();
+    this.opts.onApplied?.(this.stats);
+    this.pump();
   }
 
   private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>): void {

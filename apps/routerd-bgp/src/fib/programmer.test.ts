@@ -1,0 +1,47 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { IpBatch } from "./ip-batch.js";
+import { FibProgrammer } from "./programmer.js";
+
+// The programmer's choice between lines and a flush; the lines and the flush themselves run against a real
+// kernel in test-e2e/bgp (routerd-bgp.test.ts, bfd.test.ts) and bench/bgp.
+function programmer() {
+  const submitted: string[][] = [];
+  let flushes = 0;
+  const batch = { submit: async (lines: string[]) => (submitted.push([...lines]), { failed: new Map() }), close: () => undefined } as unknown as IpBatch;
+  const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch, flush: async () => void flushes++ });
+  return { fib, submitted, flushes: () => flushes };
+}
+
+const routes = (n: number) => Array.from({ length: n }, (_, i) => ({ prefix: `10.${i >> 8}.${i & 255}.0/24`, hops: "192.0.2.2", metric: 20 }));
+
+describe("FIB programmer: bulk withdraw", () => {
+  it("flushes once when nothing is wanted any more (the only session lost), and writes lines again after", async () => {
+    const { fib, submitted, flushes } = programmer();
+    await fib.loadKernel(routes(1500));
+    for (const r of routes(1500)) fib.update(r.prefix, "");
+    await fib.idle();
+    expect(flushes()).toBe(1);
+    expect(submitted).toEqual([]);
+    expect(fib.stats).toMatchObject({ installed: 0, flushes: 1 });
+    fib.update("10.0.0.0/24", "192.0.2.3");
+    await fib.idle();
+    expect(submitted).toEqual([["route replace 10.0.0.0/24 proto 219 metric 20 table 254 via 192.0.2.3"]]);
+  });
+
+  it("deletes line by line when something stays, and never flushes on a few marks at start", async () => {
+    const { fib, submitted, flushes } = programmer();
+    await fib.loadKernel(routes(3));
+    fib.update("10.0.0.0/24", "");
+    fib.update("10.0.1.0/24", "");
+    await fib.idle();
+    expect(flushes()).toBe(0);
+    expect(submitted.flat()).toEqual(["route del 10.0.0.0/24 proto 219 metric 20 table 254", "route del 10.0.1.0/24 proto 219 metric 20 table 254"]);
+    // The kernel reports one of ours changed before anything was wanted (re-attach): that one is re-evaluated only.
+    const { fib: f2, flushes: fl2 } = programmer();
+    await f2.loadKernel(routes(3));
+    f2.observed({ prefix: "10.0.0.0/24", hops: "192.0.2.9", metric: 20 }, false);
+    await f2.idle();
+    expect(fl2()).toBe(0);
+  });
+});
