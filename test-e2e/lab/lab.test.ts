@@ -85,7 +85,7 @@ describe("npm run lab", () => {
     expect(up.stdout).toMatch(/DHCPv6PrefixDelegation\/isp1-pd\s+Ready\s+2001:db8:10\w*::\/56/);
     expect(up.stdout).toMatch(/EgressRoutePolicy\/internet\s+Ready\s+active isp1/);
     expect(up.stdout).toMatch(/IngressService\/web\s+Ready\s+new connections go to web1, web2, web3/);
-    expect(up.stdout).toMatch(/daemons \(6\):/);
+    expect(up.stdout).toMatch(/daemons \(7\):/); // 6 + bgp/edge (the BGP part, on by default)
     expect(up.stdout).toMatch(/dns-resolver\/lan\s+pid \d+/);
     // The LAN's DNS: the router answers its own names and the DHCP client's, and forwards the rest.
     for (const check of ["router.lan", "media.lan", "www.isp.example"]) expect(up.stdout).toContain(check);
