@@ -2,7 +2,7 @@
 # npm run lab [-- COMMAND]: a home router under `routerd serve` in network namespaces, with two ISPs and a
 # LAN client, checked end to end. See docs/lab.md (and its "Adding a part" section).
 # Settings: ROUTERD_LAB_NAME (namespace prefix, default rdlab), ROUTERD_LAB_DIR (default /tmp/routerd-lab),
-# ROUTERD_LAB_BGP=1 (adds the BGP part, scripts/lab/parts/80-bgp.sh).
+# ROUTERD_LAB_BGP=0 (leaves out the BGP part, scripts/lab/parts/80-bgp.sh, which is on by default).
 set -Eeuo pipefail
 # A command that fails where nothing expects it ends the script: say which one.
 # (A function's own `return N` is its answer, not a failure.)

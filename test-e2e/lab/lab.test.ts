@@ -75,6 +75,9 @@ describe("npm run lab", () => {
     expectAllPassed(up);
     expect(Number(/(\d+) passed, 0 failed/.exec(up.stdout)![1])).toBeGreaterThanOrEqual(20);
     for (const step of ["wan1 leased by isp1", "a /56 delegated by isp1", "by DHCPv4 (udhcpc)", "by SLAAC", "both uplinks reach the internet", "the web servers' health checks pass"]) expect(up.stdout).toContain(step);
+    // The BGP part (on by default): the session with isp1's gobgpd and its prefixes in the FIB (proto 219).
+    expect(up.stdout).toMatch(/PASS {2}BGP: the session with isp1's gobgpd is Established/);
+    expect(up.stdout).toMatch(/PASS {2}BGP: isp1's prefixes are in the router's FIB/);
     // The published service: connections from outside spread over all three LAN web servers.
     expect(up.stdout).toMatch(/PASS {2}IngressService web: .*spread over web1,web2,web3/);
     // The operator's view: routerctl status with the live facts, and the ledger.
@@ -82,7 +85,7 @@ describe("npm run lab", () => {
     expect(up.stdout).toMatch(/DHCPv6PrefixDelegation\/isp1-pd\s+Ready\s+2001:db8:10\w*::\/56/);
     expect(up.stdout).toMatch(/EgressRoutePolicy\/internet\s+Ready\s+active isp1/);
     expect(up.stdout).toMatch(/IngressService\/web\s+Ready\s+new connections go to web1, web2, web3/);
-    expect(up.stdout).toMatch(/daemons \(6\):/);
+    expect(up.stdout).toMatch(/daemons \(7\):/); // 6 + bgp/edge (the BGP part, on by default)
     expect(up.stdout).toMatch(/dns-resolver\/lan\s+pid \d+/);
     // The LAN's DNS: the router answers its own names and the DHCP client's, and forwards the rest.
     for (const check of ["router.lan", "media.lan", "www.isp.example"]) expect(up.stdout).toContain(check);

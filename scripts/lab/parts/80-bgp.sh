@@ -1,10 +1,10 @@
-# Part bgp (optional: ROUTERD_LAB_BGP=1 npm run lab): isp1 also speaks BGP. A gobgpd in the isp1 namespace
+# Part bgp (on by default; ROUTERD_LAB_BGP=0 npm run lab leaves it out): isp1 also speaks BGP. A gobgpd in the isp1 namespace
 # (AS 64500, passive, any router on 198.51.100.0/24 may peer) announces a few prefixes; the router gets a
 # BGPRouter and a BGPPeer (added to the lab's copy of the config once serve runs) and its routerd-bgp
-# installs isp1's prefixes in the kernel FIB with routerd's protocol (219, routerd-bgp). Off by default:
-# it adds routerd-bgp and two gobgpds to a lab that should start fast.
+# installs isp1's prefixes in the kernel FIB with routerd's protocol (219, routerd-bgp). It adds
+# routerd-bgp and two gobgpds; the session comes up while the other parts converge.
 
-LAB_BGP="${ROUTERD_LAB_BGP:-0}"
+LAB_BGP="${ROUTERD_LAB_BGP:-1}"
 BGP_ISP_ASN=64500
 BGP_ROUTER_ASN=64512
 BGP_PREFIXES=(10.200.1.0/24 10.200.2.0/24 10.200.3.0/24)
