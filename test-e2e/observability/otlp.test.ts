@@ -165,7 +165,9 @@ describe("OTLP export", () => {
       "serve's metric families over OTLP",
       () => {
         const m = metrics(received()).filter((x) => x.resource["service.name"] === "routerd");
-        return names.every((n) => m.some((x) => x.m.name === n)) && metrics(received()).some((x) => x.resource["service.name"] === "routerd-healthcheck") ? m : undefined;
+        // The first metric export may come before the first log batch was sent: wait until the counter says so.
+        const logsSent = m.some((x) => x.m.name === "routerd_telemetry_records_total" && x.m.sum?.dataPoints.some((p) => attrs(p).sink === "otlp-logs" && attrs(p).outcome === "sent" && Number(p.asDouble) > 0));
+        return logsSent && names.every((n) => m.some((x) => x.m.name === n)) && metrics(received()).some((x) => x.resource["service.name"] === "routerd-healthcheck") ? m : undefined;
       },
       45_000,
       1000,
@@ -177,8 +179,8 @@ describe("OTLP export", () => {
     expect(loaded.asDouble ?? loaded.asInt).toBeGreaterThanOrEqual(1);
     const rss = all.filter((x) => x.m.name === "process_resident_memory_bytes").at(-1)!.m;
     expect(rss.gauge?.dataPoints[0]?.asDouble).toBeGreaterThan(10 * 1024 * 1024);
-    const records = all.filter((x) => x.m.name === "routerd_telemetry_records_total").at(-1)!.m;
-    expect(records.sum!.dataPoints.some((p) => attrs(p).sink === "otlp-logs" && attrs(p).outcome === "sent" && Number(p.asDouble) > 0)).toBe(true);
+    const records = all.filter((x) => x.m.name === "routerd_telemetry_records_total").map((x) => x.m);
+    expect(records.some((r) => r.sum?.dataPoints.some((p) => attrs(p).sink === "otlp-logs" && attrs(p).outcome === "sent" && Number(p.asDouble) > 0) ?? false)).toBe(true);
   });
 
   it("one trace per reconcile: a root span with a child span per stage", { timeout: 60_000 }, async () => {
