@@ -14,7 +14,8 @@ import {
 import { Family_Afi, Family_Safi, type Family, type Path } from "@routerd/gobgp-api/gen/gobgp";
 import type { Any } from "@routerd/gobgp-api/gen/google/protobuf/any";
 
-const TYPE_PREFIX = "type.googleapis.com/apipb.";
+/** The typeUrl prefix of every GoBGP API message packed in an Any. */
+export const TYPE_PREFIX = "type.googleapis.com/apipb.";
 
 export const FAMILY_IPV4: Family = { afi: Family_Afi.AFI_IP, safi: Family_Safi.SAFI_UNICAST };
 export const FAMILY_IPV6: Family = { afi: Family_Afi.AFI_IP6, safi: Family_Safi.SAFI_UNICAST };

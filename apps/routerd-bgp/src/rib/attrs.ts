@@ -12,7 +12,7 @@ import {
 } from "@routerd/gobgp-api/gen/attribute";
 import type { Path } from "@routerd/gobgp-api/gen/gobgp";
 import type { Any } from "@routerd/gobgp-api/gen/google/protobuf/any";
-import { prefixOf } from "../gobgp/codec.js";
+import { TYPE_PREFIX as TYPE, prefixOf } from "../gobgp/codec.js";
 
 export interface PathAttrs {
   nextHop: string;
@@ -35,7 +35,6 @@ export interface AdjInPath {
   attrs: PathAttrs | undefined;
 }
 
-const TYPE = "type.googleapis.com/apipb.";
 const MP_REACH = TYPE + "MpReachNLRIAttribute";
 
 function decodeAttrs(pattrs: Any[]): PathAttrs {
