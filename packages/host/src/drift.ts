@@ -95,6 +95,7 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   "linux.route.protocol": () => [],
   // The text and the enablement; which daemon it runs and how to log out on removal are routerd's notes.
   "systemd.service": compareKeys("unit", "daemon", "instance", "logout"),
+  "freebsd.rcScript": compareKeys("script", "daemon", "instance", "logout"),
   // Files and auto-choices are not on the host: the public key stands for the private key file, a random
   // listen port or an "auto" backend is whatever the host has.
   "wireguard.device": (desired, observed, recorded) =>

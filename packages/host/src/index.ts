@@ -31,3 +31,4 @@ export {
   type ModuleSources,
 } from "./runtime.js";
 export { SYSTEMD_UNIT_DIR, ensureUnit, observeSystemdUnits, removeUnit } from "./units.js";
+export { RC_CONF_DIR, RC_SCRIPT_DIR, ensureRcScript, observeRcScripts, removeRcScript } from "./rc-scripts.js";

@@ -9,6 +9,7 @@ import { observeFdb, observeFou } from "./observers/tunnels.js";
 import { observePackages } from "./packages.js";
 import { observeDropins, observeKernelModules } from "./runtime.js";
 import { observeDaemons, observeFileBlocks, observeRouteProtocols, observeHostname, observeLeases, observeSysctls } from "./observers/system.js";
+import { observeRcScripts } from "./rc-scripts.js";
 import { observeSystemdUnits } from "./units.js";
 import { observeWireGuardDevices, wireGuardArtifacts } from "./observers/wireguard.js";
 
@@ -63,6 +64,7 @@ const SOURCES: readonly Source[] = [
   { kinds: ["linux.hostname"], observe: async () => observeHostname() },
   { kinds: ["file"], observe: async (ctx, hints) => observeFileBlocks(ctx, names(hints, "file")) },
   { kinds: ["systemd.service"], observe: async (ctx) => observeSystemdUnits(ctx) },
+  { kinds: ["freebsd.rcScript"], observe: async (ctx) => observeRcScripts(ctx) },
   { kinds: ["linux.kernelModule"], bulk: true, observe: async () => observeKernelModules() },
   { kinds: ["systemd.dropin"], observe: async (ctx, hints) => observeDropins(ctx, names(hints, "systemd.dropin")) },
   { kinds: ["routerd.daemon"], observe: async (ctx, hints) => observeDaemons(ctx, names(hints, "routerd.daemon")) },

@@ -59,7 +59,7 @@ export async function ensureUnit(ctx: HostContext, attrs: Attributes): Promise<v
 }
 
 /** `logout` in the attributes: a node that goes away leaves its tailnet first (best effort: it may never have joined). */
-async function logout(ctx: HostContext, attrs: Attributes): Promise<void> {
+export async function logout(ctx: HostContext, attrs: Attributes): Promise<void> {
   const l = attrs.logout as { command?: string; socket?: string } | undefined;
   if (!l?.command || !l.socket || !existsSync(l.socket)) return;
   await ctx.runner.run(l.command, [`--socket=${l.socket}`, "logout"]);

@@ -27,6 +27,8 @@ export const artifactNames = {
   kernelModule: (module: string) => module.replace(/-/g, "_"),
   /** A systemd unit file routerd generates (routerd-*.service), by its unit name. */
   unit: (unit: string) => unit,
+  /** A FreeBSD rc.d script routerd generates (routerd_*), by its script name. */
+  rcScript: (script: string) => script,
   /** A whole drop-in file routerd writes for a host service (networkd, resolved): its path. */
   dropin: (path: string) => path,
 };

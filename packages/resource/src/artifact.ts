@@ -22,6 +22,7 @@ export const ARTIFACT_KINDS = [
   "package",
   "file",
   "systemd.service",
+  "freebsd.rcScript",
   "systemd.dropin",
   "linux.kernelModule",
   "routerd.daemon",

@@ -37,6 +37,7 @@ export {
   teardownRegistry,
   type TeardownPolicy,
   type TeardownSpec,
+  isRouterdRcScript,
   isRouterdUnit,
 } from "./teardown-registry.js";
 export { knownKind, observe, unknownKind, type Inventory, type KindInventory, type ObservedArtifact } from "./inventory.js";

@@ -42,6 +42,8 @@ export function inFwmarkRange(mark: number | undefined): boolean {
 const always = () => undefined;
 const isRouterdTable = (name: string) => /^(ip|ip6|inet|arp|bridge|netdev)\/routerd_[a-z0-9_]+$/.test(name);
 export const isRouterdUnit = (name: string) => /^routerd-[A-Za-z0-9@_.:-]+\.service$/.test(name);
+/** A generated FreeBSD rc.d script: routerd_<daemon>_<instance> or routerd_tailscale_<name> (never a shipped one: ledger-owned only). */
+export const isRouterdRcScript = (name: string) => /^routerd_[A-Za-z0-9_]+$/.test(name);
 const RESERVED_TABLES = new Set(["0", "253", "254", "255", "local", "main", "default", "unspec"]);
 
 const SPECS: readonly TeardownSpec[] = [
@@ -61,6 +63,15 @@ const SPECS: readonly TeardownSpec[] = [
     guard: (e) => (isRouterdUnit(e.name) ? undefined : `unit ${e.name} is not routerd-*.service`),
     inRouterdNamespace: isRouterdUnit,
     why: "only routerd-*.service units that routerd wrote",
+  },
+  {
+    kind: "freebsd.rcScript",
+    policy: "remove",
+    order: 1,
+    operation: "service <name> onestop, remove the script and its /etc/rc.conf.d/<name> file",
+    guard: (e) => (isRouterdRcScript(e.name) ? undefined : `rc.d script ${e.name} is not routerd_*`),
+    inRouterdNamespace: isRouterdRcScript,
+    why: "only routerd_* rc.d scripts (and their rc.conf.d files) that routerd wrote",
   },
   {
     kind: "nft.table",

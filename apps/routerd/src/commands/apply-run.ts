@@ -9,7 +9,7 @@ import { readPending, refuseWhilePending, type PendingConfirmation } from "../ge
 import { reconcileAndRecord, type ConfigSource, type Recorded } from "../generations/record.js";
 import { plainReconcile, revertIfDue, revertToText, type RevertOutcome } from "../generations/revert.js";
 import { COMMON_OPTIONS, CONFIG_OPTION, SUPERVISOR_OPTION, hostContext, loadConfigCached, reportError } from "./common.js";
-import { parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
+import { checkSupervisorHost, parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 
 export const KEEP_OPTION: Record<string, OptionSpec> = {
   "keep-generations": { type: "string", default: "20", valueName: "N", description: "config generations kept under <state-dir>/generations (the newest N)" },
@@ -40,6 +40,7 @@ export async function applyAndReport(config: RouterConfig, source: ConfigSource,
   const host = hostContext(v);
   const json = Boolean(v.json);
   const supervisor = v.supervisor !== undefined ? parseSupervisorMode(v.supervisor) : undefined;
+  if (supervisor && !v["dry-run"]) checkSupervisorHost(supervisor, host.root);
   const opts: EngineOptions = { host, allowEmpty: Boolean(v["allow-empty"]), installPackages: Boolean(v["install-packages"]), ...(supervisor ? { supervisor } : {}), ...extra };
   if (v["dry-run"]) {
     const run = await planOnly(config, opts, host.stateDir);

@@ -13,8 +13,8 @@ export const CONFIG_OPTION: Record<string, OptionSpec> = {
 export const SUPERVISOR_OPTION: Record<string, OptionSpec> = {
   supervisor: {
     type: "string",
-    valueName: "builtin|systemd",
-    description: "who runs the daemons: serve's built-in supervisor, or generated routerd-*.service units (default: what serve last recorded in the state dir, else builtin)",
+    valueName: "builtin|systemd|rc.d",
+    description: "who runs the daemons: serve's built-in supervisor, generated routerd-*.service units (systemd) or routerd_* rc.d scripts (rc.d, FreeBSD) (default: what serve last recorded in the state dir, else builtin)",
   },
 };
 

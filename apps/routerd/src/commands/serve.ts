@@ -4,7 +4,7 @@ import { durationMs } from "@routerd/api";
 import type { Command } from "@routerd/cli";
 import { parseKeep, type RouterdError } from "@routerd/resource";
 import type { SupervisorMode } from "../core/service-units.js";
-import { parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
+import { checkSupervisorHost, parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 import type { EarlyStart } from "../serve/early-start.js";
@@ -12,7 +12,7 @@ import type { EarlyStart } from "../serve/early-start.js";
 export const serveCommand: Command = {
   name: "serve",
   summary: "run the reconcile loop and supervise the daemons the config needs",
-  usage: "serve --config FILE [--interval 30s] [--node-name NAME] [--stop-daemons-on-exit] [--supervisor builtin|systemd]",
+  usage: "serve --config FILE [--interval 30s] [--node-name NAME] [--stop-daemons-on-exit] [--supervisor builtin|systemd|rc.d]",
   description:
     "Reconciles on config change (the file is re-read every second and on SIGHUP), on health transitions and\n" +
     "every --interval. Starts, restarts (with back-off) and tears down daemons; a restarted serve re-attaches\n" +
@@ -21,8 +21,10 @@ export const serveCommand: Command = {
     "Each config it applies successfully is recorded as a generation. A change left pending by\n" +
     "`routerd apply --confirm-within` is reverted when its deadline passes, also after serve restarts; while\n" +
     "it is pending, serve does not apply a different config.\n" +
-    "--supervisor systemd hands the daemons that have a generated unit (routerd-tailscale-<name>.service) to\n" +
-    "systemd: reconcile writes and enables their units and serve does not start them itself. The choice is\n" +
+    "--supervisor systemd (Linux) hands the daemons that have a generated unit (routerd-<daemon>@<instance>.service,\n" +
+    "routerd-tailscale-<name>.service) to systemd: reconcile writes and enables their units and serve does not\n" +
+    "start them itself. --supervisor rc.d (FreeBSD) does the same with generated rc.d scripts\n" +
+    "(routerd_<daemon>_<instance>, routerd_tailscale_<name>, each enabled in /etc/rc.conf.d/<name>). The choice is\n" +
     "recorded in the state dir, so plan and reconcile without --supervisor plan the same artifacts.",
   exitCodes: { 0: "stopped by SIGTERM or SIGINT", 1: "the config cannot be read or an option is wrong" },
   examples: [
@@ -41,7 +43,7 @@ export const serveCommand: Command = {
       valueName: "ADDR",
       description: "where the Prometheus endpoint listens when an ObservabilityPipeline lists metrics: unix:PATH or a loopback HOST:PORT (default unix:<run-dir>/routerd/metrics.sock)",
     },
-    supervisor: { type: "string", default: "builtin", valueName: "builtin|systemd", description: "who runs the daemons: this serve (builtin) or generated routerd-*.service units (systemd)" },
+    supervisor: { type: "string", default: "builtin", valueName: "builtin|systemd|rc.d", description: "who runs the daemons: this serve (builtin), generated routerd-*.service units (systemd) or routerd_* rc.d scripts (rc.d, FreeBSD)" },
     ...KEEP_OPTION,
     ...COMMON_OPTIONS,
   },
@@ -54,6 +56,7 @@ export const serveCommand: Command = {
     let supervisor: SupervisorMode;
     try {
       supervisor = parseSupervisorMode(v.supervisor);
+      checkSupervisorHost(supervisor, String(v.root ?? "/"));
     } catch (err) {
       io.err(`${(err as Error).message}: ${(err as RouterdError).hint ?? ""}`);
       return 1;
@@ -71,7 +74,7 @@ export const serveCommand: Command = {
     let early: EarlyStart;
     try {
       // Under systemd the daemons' generated units start them; serve must not start a second copy.
-      early = supervisor === "systemd" ? { text: "", started: [], skipped: "--supervisor systemd: the daemons' units start them" } : startEarlyDaemons(configPath, dirs);
+      early = supervisor !== "builtin" ? { text: "", started: [], skipped: `--supervisor ${supervisor}: the daemons' units or scripts start them` } : startEarlyDaemons(configPath, dirs);
     } catch (err) {
       early = { text: "", started: [], skipped: (err as Error).message };
     }

@@ -7,8 +7,8 @@ import { loadConfig } from "@routerd/api";
 import { describe, expect, it } from "vitest";
 import { computeDesired } from "./desired.js";
 import { systemdArg } from "@routerd/render";
-import { runsAsUnit } from "./service-units.js";
-import { parseSupervisorMode, readSupervisorMode, recordSupervisorMode } from "./supervisor-mode.js";
+import { runsAsUnit, serviceName, type SupervisorMode } from "./service-units.js";
+import { checkSupervisorHost, parseSupervisorMode, readSupervisorMode, recordSupervisorMode } from "./supervisor-mode.js";
 
 const NODE = `    - apiVersion: net.routerd.net/v1alpha1
       kind: TailscaleNode
@@ -40,7 +40,7 @@ const NODE = `    - apiVersion: net.routerd.net/v1alpha1
       spec: { interface: lan, addressPool: { start: 192.168.1.100, end: 192.168.1.200 } }
 `;
 
-function desired(supervisor?: "builtin" | "systemd") {
+function desired(supervisor?: SupervisorMode) {
   const config = loadConfig(`apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: r }\nspec:\n  resources:\n${NODE}`, "r.yaml").config!;
   return computeDesired({ config, when: new Map(), stateDir: "/var/lib/routerd", ...(supervisor ? { supervisor } : {}) }).desired.map((d) => ({ kind: d.kind, name: d.name, attributes: d.attributes }));
 }
@@ -78,6 +78,33 @@ describe("supervisor selection", () => {
     expect(desired("builtin").filter((d) => d.kind === "systemd.service")).toEqual([]);
     expect(runsAsUnit("dhcpv4-client", "systemd")).toBe(true);
     expect(runsAsUnit("dnsmasq", "systemd")).toBe(false);
+  });
+
+  it("rc.d: the same daemons become routerd_<daemon>_<instance> scripts with the same command line, each with its rc.conf.d file", () => {
+    const all = desired("rc.d");
+    const scripts = all.filter((d) => d.kind === "freebsd.rcScript");
+    expect(scripts.map((d) => d.name).sort()).toEqual(["routerd_dhcpv4_client_wan", "routerd_healthcheck_default", "routerd_tailscale_edge"]);
+    const unitArgs = String(desired("systemd").find((d) => d.name === "routerd-dhcpv4-client@wan.service")?.attributes.content).match(/ExecStart=\/usr\/bin\/routerd-dhcpv4-client (.*)\n/)![1];
+    const dhcp = scripts.find((d) => d.name === "routerd_dhcpv4_client_wan")!.attributes;
+    expect(String(dhcp.content)).toContain(`-p \${child_pidfile} /usr/local/bin/routerd-dhcpv4-client ${unitArgs}"\n`);
+    expect(dhcp).toMatchObject({ script: "routerd_dhcpv4_client_wan", daemon: "dhcpv4-client", instance: "wan", enabled: true, enableText: expect.stringContaining('routerd_dhcpv4_client_wan_enable="YES"\n') });
+    expect(scripts.find((d) => d.name === "routerd_tailscale_edge")?.attributes).toMatchObject({ logout: { command: "/usr/local/bin/tailscale", socket: "/var/run/routerd/tailscale/edge.sock" } });
+    expect(all.filter((d) => d.kind === "routerd.daemon").map((d) => d.name)).toEqual(["dnsmasq/main"]);
+    expect(all.some((d) => d.kind === "systemd.service")).toBe(false);
+    expect([runsAsUnit("healthcheck", "rc.d"), runsAsUnit("dnsmasq", "rc.d")]).toEqual([true, false]);
+    expect([serviceName("rc.d", "dns-resolver", "home-lan"), serviceName("systemd", "dns-resolver", "home-lan")]).toEqual(["routerd_dns_resolver_home_lan", "routerd-dns-resolver@home-lan.service"]);
+  });
+
+  it("on the real root a service manager is refused on the other OS, with what to write; a test root takes either", () => {
+    expect(() => checkSupervisorHost("rc.d", "/", "linux")).toThrow(/rc.d scripts, which run on FreeBSD only \(this host is linux\)/);
+    expect(() => checkSupervisorHost("systemd", "/", "freebsd")).toThrow(/systemd units, which run on Linux only/);
+    try {
+      checkSupervisorHost("rc.d", "", "linux");
+    } catch (err) {
+      expect((err as { hint?: string }).hint).toBe("write --supervisor systemd (or builtin)");
+    }
+    expect(() => checkSupervisorHost("rc.d", "", "linux")).toThrow();
+    for (const ok of [["rc.d", "/tmp/root", "linux"], ["rc.d", "/", "freebsd"], ["systemd", "/", "linux"], ["builtin", "/", "freebsd"]] as const) expect(() => checkSupervisorHost(ok[0], ok[1], ok[2])).not.toThrow();
   });
 
   it("quotes ExecStart arguments where systemd would split or expand them", () => {

@@ -14,6 +14,20 @@ export function parseSupervisorMode(value: unknown): SupervisorMode {
   throw new RouterdError("BadOption", `--supervisor ${s} is not a supervisor`, { hint: `write one of ${SUPERVISORS.join(", ")}` });
 }
 
+const NEEDS: Readonly<Partial<Record<SupervisorMode, { platform: NodeJS.Platform; os: string; other: SupervisorMode }>>> = {
+  systemd: { platform: "linux", os: "Linux", other: "rc.d" },
+  "rc.d": { platform: "freebsd", os: "FreeBSD", other: "systemd" },
+};
+
+/** On the real root a service manager's artifacts are for this OS only (a test root takes either: nothing is started). */
+export function checkSupervisorHost(mode: SupervisorMode, root: string, platform: NodeJS.Platform = process.platform): void {
+  const need = NEEDS[mode];
+  if (!need || (root !== "/" && root !== "") || platform === need.platform) return;
+  throw new RouterdError("BadOption", `--supervisor ${mode} generates ${mode === "systemd" ? "systemd units" : "rc.d scripts"}, which run on ${need.os} only (this host is ${platform})`, {
+    hint: platform === NEEDS[need.other]?.platform ? `write --supervisor ${need.other} (or builtin)` : "write --supervisor builtin, or --root DIR to only render the files",
+  });
+}
+
 /** The recorded mode, or builtin when none was recorded (or the record is unreadable). */
 export function readSupervisorMode(stateDir: string): SupervisorMode {
   try {

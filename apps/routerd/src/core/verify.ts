@@ -18,6 +18,7 @@ const VERIFIED_KINDS: ReadonlySet<ArtifactKind> = new Set<ArtifactKind>([
   "file",
   "systemd.dropin",
   "systemd.service",
+  "freebsd.rcScript",
 ]);
 
 /** A lease that has run out is meant to be gone (the executor does not put it back). */

@@ -1,8 +1,8 @@
 // `routerd render`: what reconcile would write, per output kind, computed from the config alone (pure: no
 // host is read). A data-driven registry: a new renderer is one entry in OUTPUT_KINDS.
-import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig, type TailscaleNodeSpec } from "@routerd/api";
+import { UNKNOWN_RUNTIME, makeConfigView, type ConfigView, type RouterConfig } from "@routerd/api";
 import { IP_LINES, replaceTableScript, rooted, upsertBlock } from "@routerd/host";
-import { PROGRAMS, renderRcScript, renderSystemdUnit, renderTailscaleRc, unitName, type ProgramSpec } from "@routerd/render";
+import { PROGRAMS, RC_DIRS, renderRcScript, renderSystemdUnit, unitName, type ProgramSpec } from "@routerd/render";
 import type { DesiredArtifact } from "@routerd/resource";
 import { computeDesired, type DesiredState } from "../core/desired.js";
 import { daemonSpecs, type DaemonDirs } from "../serve/daemons.js";
@@ -15,6 +15,8 @@ export interface RenderContext {
   dirs: DaemonDirs;
   /** The units reconcile generates under `--supervisor systemd` (per daemon instance, per TailscaleNode). */
   generatedUnits: DesiredState["desired"];
+  /** The same daemons as generated FreeBSD rc.d scripts (--supervisor rc.d). */
+  generatedRcScripts: DesiredState["desired"];
 }
 
 export interface RenderedOutput {
@@ -125,7 +127,11 @@ export const OUTPUT_KINDS: readonly OutputKind[] = [
     description: "FreeBSD rc.d scripts for routerd and the daemons this config needs",
     render: (ctx) => [
       ...programsNeeded(ctx).map((p) => ({ kind: "rc", name: p.program, target: `/usr/local/etc/rc.d/${p.program.replace(/-/g, "_")}`, content: renderRcScript(p) })),
-      ...ctx.view.all<TailscaleNodeSpec>("TailscaleNode").filter((r) => r.spec.state === "present").map((r) => ({ kind: "rc", name: `routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, target: `/usr/local/etc/rc.d/routerd_tailscale_${r.metadata.name.replace(/-/g, "_")}`, content: renderTailscaleRc(r.metadata.name, r.spec) })),
+      // Scripts routerd generates per daemon instance and per TailscaleNode, each with its rc.conf.d file.
+      ...ctx.generatedRcScripts.flatMap((d) => [
+        { kind: "rc", name: d.name, target: `${rooted({ root: ctx.dirs.root }, `${RC_DIRS.scripts}/${d.name}`)} (with --supervisor rc.d: written by reconcile; ledger-owned)`, content: String(d.attributes.content) },
+        { kind: "rc", name: `${d.name} (enable)`, target: `${rooted({ root: ctx.dirs.root }, `${RC_DIRS.conf}/${d.name}`)} (with --supervisor rc.d: written with the script; ledger-owned)`, content: String(d.attributes.enableText) },
+      ]),
     ],
   },
 ];
@@ -141,7 +147,8 @@ export function renderContext(config: RouterConfig, dirs: DaemonDirs): RenderCon
   const desired = computeDesired(input);
   const view = makeConfigView({ ...config, resources: desired.view.active }, UNKNOWN_RUNTIME);
   const generatedUnits = computeDesired({ ...input, supervisor: "systemd", daemonDirs: dirs }).desired.filter((d) => d.kind === "systemd.service");
-  return { config, desired, view, dirs, generatedUnits };
+  const generatedRcScripts = computeDesired({ ...input, supervisor: "rc.d", daemonDirs: dirs }).desired.filter((d) => d.kind === "freebsd.rcScript");
+  return { config, desired, view, dirs, generatedUnits, generatedRcScripts };
 }
 
 export function renderOutputs(ctx: RenderContext, kinds: readonly string[] = OUTPUT_KIND_NAMES): RenderedOutput[] {

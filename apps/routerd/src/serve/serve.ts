@@ -82,7 +82,7 @@ export class Server {
     const t = opts.telemetry;
     if (t) this.telemetry = new ServeTelemetry(t.pipeline, opts.host.runDir, t.metricsListen, opts.logger, () => this.metrics());
     this.supervisor = new Supervisor({ runDir: opts.host.runDir, stateDir: opts.host.stateDir, ...(this.telemetry ? { env: (daemon: string) => this.telemetry!.env(daemon) } : {}) }, opts.logger);
-    this.units = new UnitDaemons(opts.host, opts.logger);
+    this.units = new UnitDaemons(opts.host, opts.logger, this.mode === "rc.d" ? "rc.d" : "systemd");
     this.tailscale = new TailscaleNodes(opts.host.runner, opts.logger, this.mode === "builtin");
     this.generations = new ServeGenerations(opts.host.stateDir, opts.configPath, opts.logger, opts.keepGenerations);
     this.resident = serveInventory(opts.logger, () => this.ctx);

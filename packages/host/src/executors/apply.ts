@@ -11,6 +11,7 @@ import { claimRouteProtocol, deleteFileBlock, flushRouteProtocol, writeFileBlock
 import { addFdb, addFou, deleteFdb, deleteFou } from "./tunnels.js";
 import { installPackage } from "../packages.js";
 import { loadKernelModule, removeDropin, writeDropin } from "../runtime.js";
+import { ensureRcScript, removeRcScript } from "../rc-scripts.js";
 import { ensureUnit, removeUnit } from "../units.js";
 import { ensureWireGuardDevice, ensureWireGuardPeer, removeWireGuardDevice, removeWireGuardPeer } from "./wireguard.js";
 
@@ -88,11 +89,13 @@ const ENSURE: Partial<Record<ArtifactKind, Phase>> = {
   "routerd.lease": { order: 61, direct: () => "deferred" },
   // A generated unit starts what it runs once everything it may need is in place.
   "systemd.service": { order: 62, direct: (s, ctx) => ensureUnit(ctx, s.attributes) },
+  "freebsd.rcScript": { order: 62, direct: (s, ctx) => ensureRcScript(ctx, s.attributes) },
 };
 
 const REMOVE: Partial<Record<ArtifactKind, Phase>> = {
   "routerd.daemon": { order: 100, direct: async (s, _ctx, req) => (req.daemons ? req.daemons.remove(s.attributes) : "deferred") },
   "systemd.service": { order: 101, direct: (s, ctx) => removeUnit(ctx, s.attributes) },
+  "freebsd.rcScript": { order: 101, direct: (s, ctx) => removeRcScript(ctx, s.attributes) },
   "nft.table": { order: 105, direct: (s, ctx) => deleteTable(ctx.runner, { family: String(s.attributes.family), table: String(s.attributes.table) }) },
   "nft.set": { order: 106, direct: () => undefined },
   "linux.fdb": { order: 108, direct: (s, ctx) => deleteFdb(ctx.runner, s.attributes) },
