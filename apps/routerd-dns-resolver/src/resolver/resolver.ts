@@ -146,7 +146,7 @@ export class Resolver {
       }
       if (off >= 0) {
         // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
-        const stale = this.copyRecord(cache.store, off);
+        const stale = this.copyRecord(cache.store, off, buf, q);
         this.slow(ownCopy(buf), { ...q }, queryKey(q), copyClient(client), limit, reply, stale, started).catch(() => this.stats.internalErrors++);
         return true;
       }
@@ -164,21 +164,21 @@ export class Resolver {
     if (this.queryLog !== undefined) this.log(buf, q, client, outcome, out, started);
   }
 
-  /** A stored record as a built answer (for stale answers served after an await). */
-  private copyRecord(store: WireStore, off: number): StoredAnswer {
+  /** A stored record as a built answer (for stale answers served after an await), the client's question put back. */
+  private copyRecord(store: WireStore, off: number, query: Buffer, q: Query): StoredAnswer {
     const ws = store.wireStart(off);
     const wl = store.wireLen(off);
     const flags = store.flags(off);
+    const a = store.arena;
     return {
-      wire: Buffer.from(store.arena.subarray(ws, ws + wl)),
-      ttlPairs: Buffer.from(store.arena.subarray(ws + wl, ws + wl + store.ttlCount(off) * TTL_PAIR)),
+      wire: Buffer.concat([a.subarray(ws, ws + 12), query.subarray(12, q.nameEnd + 4), a.subarray(ws + 12, ws + wl)]),
+      ttlPairs: Buffer.from(a.subarray(ws + wl, ws + wl + store.ttlCount(off) * TTL_PAIR)),
       rcode: store.rcode(off),
       authoritative: (flags & FLAG_AUTHORITATIVE) !== 0,
       secure: (flags & FLAG_SECURE) !== 0,
       ede: store.ede(off),
       storedAt: store.storedAt(off),
       expiresAt: store.expiresAt(off),
-      staleUntil: store.staleUntil(off),
       lifetime: store.lifetime(off),
       negative: (flags & FLAG_NEGATIVE) !== 0,
       cacheable: false,
