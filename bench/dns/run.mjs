@@ -9,7 +9,7 @@
 //   local    local-zone qps: 1,000 names of a local zone (ours: DNSZone records; dnsmasq: address=; unbound: local-data)
 //   miss     miss-path qps: every name new, forwarded to the upstream unbound
 //   latency  p50/p99 of cache hits at half of routerd-dns-resolver's own hit qps (dnsperf -Q, per-query latencies)
-//   rss      resident memory after 100,000 distinct names were answered (and cached)
+//   rss      resident memory 30 s after 100,000 distinct names were answered (and cached)
 //   cpu      the server's CPU time (user + system, all threads) per answered query: on a machine with other
 //            load, qps depends on how much of CPU 0 the scheduler gives the server; CPU per query does not.
 //            "user" is the part outside the kernel (system time is mostly the UDP/veth path every server pays).
@@ -18,6 +18,8 @@
 // costs per answer before any DNS work); base (another routerd-dns-resolver build, --base-resolver).
 // Usage (root): node bench/dns/run.mjs [--runs 3] [--seconds 8] [--servers ours,dgram,dnsmasq,unbound]
 //                 [--phases hit,local,miss,latency,rss] [--cpu-prof DIR] [--base-resolver LAUNCHER (server "base")]
+//                 [--rt (latency phase at real-time priority)] [--gc (our collections during the latency phase)]
+//                 [--latency-qps N (instead of half our hit qps)] [--node-flags "..." (V8 flags for ours)]
 // Prints one JSON document on stdout and a Markdown table on stderr.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -44,12 +46,23 @@ const { values } = parseArgs({
     //   cp -r apps/routerd-dns-resolver/dist apps/routerd-dns-resolver/dist-base   (before the change)
     //   --servers ours,base --base-resolver apps/routerd-dns-resolver/dist-base/bundle/routerd-dns-resolver.mjs
     "base-resolver": { type: "string" },
+    // Latency phase: every server (all its threads) and dnsperf at real-time priority (SCHED_FIFO) on their
+    // pinned CPUs, so other processes on the machine cannot preempt them; the kernel's RT throttling still
+    // leaves 5 % of each second to everything else. Measures the servers' own tails on a machine that is not idle.
+    rt: { type: "boolean", default: false },
+    // For routerd-dns-resolver (ours, dgram, base): V8's --trace-gc during the latency phase: young (scavenge)
+    // and full (mark-compact) collections, their count and pauses.
+    gc: { type: "boolean", default: false },
+    // The latency phase's rate (qps) instead of half of our measured cache-hit qps (to compare runs).
+    "latency-qps": { type: "string" },
   },
 });
 const RUNS = Math.max(1, Number(values.runs));
 const SECONDS = Math.max(2, Number(values.seconds));
 const SERVERS = values.servers.split(",");
 const PHASES = new Set(values.phases.split(","));
+const RT_PRIORITY = "50";
+const OURS = ["ours", "base", "dgram"];
 
 const id = randomBytes(3).toString("hex");
 const CLI = `rd-dnsbench-${id}-cli`;
@@ -60,8 +73,12 @@ const ADDR = { ours: "10.61.0.11", dnsmasq: "10.61.0.12", unbound: "10.61.0.13",
 const LOCAL_NAMES = 1000;
 const HIT_NAMES = 1000;
 const RSS_NAMES = 100_000;
-/** RSS is read 1 s after the fill and again this long after it (the cache at rest: the fill's garbage collected). */
-const RSS_SETTLE_S = 20;
+/**
+ * RSS is read 1 s after the fill and again this long after it (the cache at rest: the fill's garbage
+ * collected). Our memory settle looks every 5 s and collects once a 5 s window was quiet: 10-15 s after a
+ * fill, later on a loaded machine (one run at load 17 had not collected yet at 20 s).
+ */
+const RSS_SETTLE_S = 30;
 
 const sh = (...argv) => execFileSync(argv[0], argv.slice(1), { encoding: "utf8", maxBuffer: 1 << 30 });
 const p = (f) => join(dir, f);
@@ -171,9 +188,11 @@ const SERVER_ARGV = {
 };
 
 function resolverArgv(kind, launcher) {
-  const flags = values["node-flags"].split(" ").filter(Boolean);
+  const flags = [...values["node-flags"].split(" ").filter(Boolean), ...(values.gc ? ["--trace-gc"] : [])];
   const prof = values["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", values["cpu-prof"]] : [];
-  return ["taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...flags, ...prof, launcher, "--config", p(`${kind}.json`), "--instance", kind, "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"];
+  // V8 prints its GC trace through C stdio, fully buffered into a pipe: line buffering shows it as it happens.
+  const lineBuffered = values.gc ? ["stdbuf", "-oL"] : [];
+  return [...lineBuffered, "taskset", "-c", "0", process.execPath, "--max-semi-space-size=2", ...flags, ...prof, launcher, "--config", p(`${kind}.json`), "--instance", kind, "--run-dir", p("run"), "--state-dir", p("state"), "--log-level", "error"];
 }
 
 async function waitAnswering(address, name) {
@@ -210,9 +229,10 @@ async function stop(child) {
   clearTimeout(t);
 }
 
-/** dnsperf from the client namespace on CPU 1; returns qps and, with `verbose`, every latency (ms). */
-function dnsperf(server, file, args, verbose = false) {
-  const out = sh("ip", "netns", "exec", CLI, "taskset", "-c", "1", "dnsperf", "-s", server, "-d", file, ...args, ...(verbose ? ["-v"] : []));
+/** dnsperf from the client namespace on CPU 1 (at real-time priority with `rt`); returns qps and, with `verbose`, every latency (ms). */
+function dnsperf(server, file, args, verbose = false, rt = false) {
+  const prio = rt ? ["chrt", "-f", RT_PRIORITY] : [];
+  const out = sh("ip", "netns", "exec", CLI, ...prio, "taskset", "-c", "1", "dnsperf", "-s", server, "-d", file, ...args, ...(verbose ? ["-v"] : []));
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const lost = Number(/Queries lost:\s+(\d+)/.exec(out)?.[1] ?? NaN);
   const completed = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? NaN);
@@ -261,9 +281,27 @@ function mappings(pid) {
 
 /** For our resolver: which UDP path serves, seen from outside (the native helper's thread is "dns-udp-recv"). */
 function udpPath(kind, pid) {
-  if (!["ours", "base", "dgram"].includes(kind)) return "";
+  if (!OURS.includes(kind)) return "";
   const threads = readdirSync(`/proc/${pid}/task`).map((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim());
   return threads.includes("dns-udp-recv") ? " [native UDP]" : " [node:dgram]";
+}
+
+/** Every thread of a process to SCHED_FIFO (on) or back to SCHED_OTHER (off). */
+function realtime(pid, on) {
+  sh("chrt", "-a", ...(on ? ["-f", "-p", RT_PRIORITY] : ["-o", "-p", "0"]), String(pid));
+}
+
+/** Collections in a --trace-gc log: count, total and largest pause (ms) of young (scavenge) and full ones. */
+function gcSummary(log) {
+  const sum = { young: { count: 0, totalMs: 0, maxMs: 0 }, full: { count: 0, totalMs: 0, maxMs: 0 } };
+  for (const m of log.matchAll(/ms: (Scavenge|Minor Mark-Sweep|Mark-Compact|Mark-sweep)[^,]*, ([\d.]+) \/ ([\d.]+) ms/g)) {
+    const kind = /Scavenge|Minor/.test(m[1]) ? sum.young : sum.full;
+    const ms = Number(m[2]);
+    kind.count++;
+    kind.totalMs = round(kind.totalMs + ms, 2);
+    kind.maxMs = Math.max(kind.maxMs, ms);
+  }
+  return sum;
 }
 
 function rssMb(pid) {
@@ -317,8 +355,9 @@ async function main() {
 
   // Latency at half of our own cache-hit throughput (measured now when this run has none), the same rate for everyone.
   const base = SERVERS.includes("ours") ? "ours" : SERVERS[0];
-  const baseQps = results[base].hit?.length ? median(results[base].hit.map((m) => m.qps)) : PHASES.has("latency") ? await maxHitQps(base) : NaN;
-  const rate = Math.round(baseQps / 2);
+  const measureBase = PHASES.has("latency") && values["latency-qps"] === undefined;
+  const baseQps = results[base].hit?.length ? median(results[base].hit.map((m) => m.qps)) : measureBase ? await maxHitQps(base) : NaN;
+  const rate = values["latency-qps"] !== undefined ? Number(values["latency-qps"]) : Math.round(baseQps / 2);
   const latency = {};
   const rss = {};
   for (const kind of SERVERS) {
@@ -329,21 +368,37 @@ async function main() {
       if (PHASES.has("latency")) {
         dnsperf(a, p("hit.q"), ["-n", "1", "-c", "1", "-q", "20"]);
         let all = [];
-        // concat, not push(...): a quiet machine gives more samples than a call's argument limit
-        for (let run = 0; run < RUNS; run++) all = all.concat(dnsperf(a, p("hit.q"), ["-l", String(SECONDS), "-c", "4", "-q", "200", "-Q", String(rate)], true).latencies);
+        const perRun = [];
+        const logFrom = child.log().length;
+        if (values.rt) realtime(child.pid, true);
+        try {
+          // concat, not push(...): a quiet machine gives more samples than a call's argument limit
+          for (let run = 0; run < RUNS; run++) {
+            const l = dnsperf(a, p("hit.q"), ["-l", String(SECONDS), "-c", "4", "-q", "200", "-Q", String(rate)], true, values.rt).latencies;
+            perRun.push(round(percentile([...l].sort((x, y) => x - y), 0.99), 3));
+            all = all.concat(l);
+          }
+        } finally {
+          if (values.rt) realtime(child.pid, false);
+        }
         all.sort((x, y) => x - y);
-        latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3) };
+        await sleep(300); // the server's output written during the runs (execFileSync blocked this loop)
+        latency[kind] = { rate, samples: all.length, p50Ms: round(percentile(all, 0.5), 3), p99Ms: round(percentile(all, 0.99), 3), p99PerRunMs: perRun, maxMs: round(all[all.length - 1] ?? NaN, 3), realtime: values.rt, loadAverage: loadAverage() };
+        if (values.gc && OURS.includes(kind)) latency[kind].gc = gcSummary(child.log().slice(logFrom));
+        process.stderr.write(`latency ${kind}: ${JSON.stringify(latency[kind])}\n`);
       }
       if (PHASES.has("rss") && kind !== "floor") {
         const fill = p("fill.q");
         writeFileSync(fill, Array.from({ length: RSS_NAMES }, (_, i) => `f${i}.fill.bench.test. A`).join("\n") + "\n");
         const before = rssMb(child.pid);
         if (values["server-log"] !== undefined) appendFileSync(values["server-log"], `${kind} idle, mappings by RSS:\n${mappings(child.pid)}\n`);
-        dnsperf(a, fill, ["-n", "1", "-c", "4", "-q", "200"]);
+        const filled = dnsperf(a, fill, ["-n", "1", "-c", "4", "-q", "200"]).completed;
         await sleep(1000);
         const justAfter = rssMb(child.pid);
         await sleep(RSS_SETTLE_S * 1000 - 1000);
-        rss[kind] = { idleMb: before, afterFillMb: justAfter, with100kMb: rssMb(child.pid) };
+        // filled: answers to the 100k fill queries (a loaded machine can lose some: fewer entries cached)
+        rss[kind] = { idleMb: before, afterFillMb: justAfter, with100kMb: rssMb(child.pid), filled };
+        process.stderr.write(`rss ${kind}: ${JSON.stringify(rss[kind])} load ${loadAverage()}\n`);
         if (values["server-log"] !== undefined) appendFileSync(values["server-log"], `${kind} with 100k, mappings by RSS:\n${mappings(child.pid)}\n`);
       }
     } finally {
@@ -363,7 +418,7 @@ async function main() {
       return [k, { qps, cpuUsPerQuery: cpu, userUsPerQuery: user, runs, latency: latency[k], rss: rss[k] }];
     }),
   );
-  const doc = { date: new Date().toISOString(), loadAverage: loadAverage(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", summary };
+  const doc = { date: new Date().toISOString(), loadAverage: loadAverage(), runs: RUNS, seconds: SECONDS, dnsperf: "-c 4 -q 200", pinning: "servers on CPU 0; dnsperf and the upstream unbound on CPU 1", realtimeLatency: values.rt, summary };
   process.stdout.write(JSON.stringify(doc, null, 2) + "\n");
   const cell = (v, unit = "") => (v === undefined || Number.isNaN(v) ? "–" : `${v}${unit}`);
   const rows = SERVERS.map((k) => {

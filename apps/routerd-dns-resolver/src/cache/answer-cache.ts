@@ -1,6 +1,6 @@
 // The forwarding cache: answers in a WireStore under their question key, fresh until their smallest TTL
-// runs out, then stale (usable only while upstreams fail, RFC 8767) until staleUntil, then gone. Bounded
-// by entry count and bytes.
+// runs out, then stale (usable only while upstreams fail, RFC 8767) for staleTtl more seconds, then gone.
+// Bounded by entry count and bytes.
 import { recordOf, type StoredAnswer, type TtlPolicy } from "./stored-answer.js";
 import { WireStore } from "./wire-store.js";
 
@@ -81,7 +81,7 @@ export class AnswerCache {
       this.state = "fresh";
       return off;
     }
-    if (now < s.staleUntil(off)) {
+    if (now < s.expiresAt(off) + this.settings.staleTtl * 1000) {
       this.state = "stale";
       return off;
     }

@@ -1,8 +1,8 @@
 // Answers to one client, from stored wire answers or as bare error responses. The hot path: one
-// allocation, a latin1 copy, and a few integer writes.
+// allocation, a few byte copies, and a few integer writes.
 import { EDNS_DO, EDNS_OPTION, EDNS_UDP_SIZE, FLAG, RCODE_MASK, TYPE } from "../wire/constants.js";
 import type { Query } from "../wire/query.js";
-import { recordOf, type StoredAnswer } from "./stored-answer.js";
+import { storedFlags, storedQuestionEnd, type StoredAnswer } from "./stored-answer.js";
 import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, type WireStore } from "./wire-store.js";
 
 /** TTL of a stale answer (RFC 8767 §4 recommends 30 s). */
@@ -59,13 +59,16 @@ export interface RenderOptions {
 }
 
 /**
- * The core: the answer whose wire form is src[wireStart, +wireLen), TTL positions at ttlStart (TTL_PAIR
- * bytes each), for this client: its id, its question's spelling, current TTLs, its EDNS.
+ * The core: an answer for this client from its stored parts — the DNS header at src[headerStart, +12), the
+ * records after the question at src[bodyStart, +bodyLen), TTL positions at ttlSrc[ttlStart] (TTL_PAIR bytes
+ * each) — with the client's id, its question as it spelled it, current TTLs and its EDNS.
  */
 function render(
   src: Buffer,
-  wireStart: number,
-  wireLen: number,
+  headerStart: number,
+  bodyStart: number,
+  bodyLen: number,
+  ttlSrc: Buffer,
   ttlStart: number,
   ttlCount: number,
   meta: { rcode: number; flags: number; ede: number; storedAt: number },
@@ -78,32 +81,35 @@ function render(
   const ede = opts.stale ? (negative ? 19 : 3) : meta.ede;
   const optLen = q.edns ? OPT_SIZE + edeOption(ede) : 0;
   const questionEnd = q.nameEnd + 4;
-  if (wireLen + optLen > opts.limit) return renderTruncated(query, q, meta.rcode, optLen, authoritative);
-  const out = Buffer.allocUnsafe(wireLen + optLen);
-  copyBytes(src, wireStart, wireLen, out, 0);
+  const len = questionEnd + bodyLen;
+  if (len + optLen > opts.limit) return renderTruncated(query, q, meta.rcode, optLen, authoritative);
+  const out = Buffer.allocUnsafe(len + optLen);
   out[0] = query[0]!;
   out[1] = query[1]!;
   out.writeUInt16BE(answerFlags(q.flags, meta.rcode, authoritative, (meta.flags & FLAG_SECURE) !== 0, q.dnssecOk), 2);
+  copyBytes(src, headerStart + 4, 8, out, 4);
   copyBytes(query, 12, questionEnd - 12, out, 12);
+  copyBytes(src, bodyStart, bodyLen, out, questionEnd);
   if (ttlCount > 0) {
     const age = opts.stale ? 0 : Math.floor((opts.now - meta.storedAt) / 1000);
     if (opts.stale || age > 0) {
       for (let i = 0, p = ttlStart; i < ttlCount; i++, p += TTL_PAIR) {
-        const ttl = src.readUInt32LE(p + 2);
-        out.writeUInt32BE(opts.stale ? Math.min(ttl, STALE_TTL) : Math.max(ttl - age, 0), src.readUInt16LE(p));
+        const ttl = ttlSrc.readUInt32LE(p + 2);
+        out.writeUInt32BE(opts.stale ? Math.min(ttl, STALE_TTL) : Math.max(ttl - age, 0), ttlSrc.readUInt16LE(p));
       }
     }
   }
   if (q.edns) {
-    writeOpt(out, wireLen, q, meta.rcode, ede);
+    writeOpt(out, len, q, meta.rcode, ede);
     out.writeUInt16BE(out.readUInt16BE(10) + 1, 10);
   }
   return out;
 }
 
 const recordMeta = { rcode: 0, flags: 0, ede: -1, storedAt: 0 };
+const DNS_HEADER = 12;
 
-/** An answer from a cache's arena (see WireStore). */
+/** An answer from a cache's arena (see WireStore: the record holds no question, the client's goes in). */
 export function renderRecord(store: WireStore, off: number, query: Buffer, q: Query, opts: RenderOptions): Buffer {
   recordMeta.rcode = store.rcode(off);
   recordMeta.flags = store.flags(off);
@@ -111,14 +117,15 @@ export function renderRecord(store: WireStore, off: number, query: Buffer, q: Qu
   recordMeta.storedAt = store.storedAt(off);
   const wireStart = store.wireStart(off);
   const wireLen = store.wireLen(off);
-  return render(store.arena, wireStart, wireLen, wireStart + wireLen, store.ttlCount(off), recordMeta, query, q, opts);
+  const a = store.arena;
+  return render(a, wireStart, wireStart + DNS_HEADER, wireLen - DNS_HEADER, a, wireStart + wireLen, store.ttlCount(off), recordMeta, query, q, opts);
 }
 
 /** A freshly built answer (forwarded now, synthesized, or not cacheable). */
 export function renderAnswer(a: StoredAnswer, query: Buffer, q: Query, opts: RenderOptions): Buffer {
-  const meta = { rcode: a.rcode, flags: recordOf(a).flags, ede: a.ede, storedAt: a.storedAt };
-  const withTtls = Buffer.concat([a.wire, a.ttlPairs]);
-  return render(withTtls, 0, a.wire.length, a.wire.length, a.ttlPairs.length / TTL_PAIR, meta, query, q, opts);
+  const meta = { rcode: a.rcode, flags: storedFlags(a), ede: a.ede, storedAt: a.storedAt };
+  const body = storedQuestionEnd(a.wire);
+  return render(a.wire, 0, body, a.wire.length - body, a.ttlPairs, 0, a.ttlPairs.length / TTL_PAIR, meta, query, q, opts);
 }
 
 /** Header and question with TC set: the client retries over TCP. */

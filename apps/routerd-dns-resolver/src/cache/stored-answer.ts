@@ -4,7 +4,7 @@
 // decoding, no encoding. Built once per upstream answer or local-zone lookup; the caches keep the same
 // bytes in their arena (wire-store.ts).
 import { RCODE, TYPE } from "../wire/constants.js";
-import { encodeMessage, type Message, type ResourceRecord } from "../wire/message.js";
+import { encodeMessage, questionEnd, type Message, type ResourceRecord } from "../wire/message.js";
 import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, type RecordInput } from "./wire-store.js";
 
 export interface StoredAnswer {
@@ -19,10 +19,9 @@ export interface StoredAnswer {
   /** RFC 8914 code sent with this answer (a bogus SERVFAIL, say); -1 for none. */
   ede: number;
   storedAt: number;
-  /** When the smallest TTL reaches zero (ms); Infinity for local answers. */
+  /** When the smallest TTL reaches zero (ms); Infinity for local answers. After it, the cache's staleTtl
+   * says how long the answer may still be served while upstreams fail (RFC 8767). */
   expiresAt: number;
-  /** Until when an expired answer may still be served while upstreams fail (RFC 8767). */
-  staleUntil: number;
   /** Lifetime in seconds when stored, for prefetch decisions. */
   lifetime: number;
   negative: boolean;
@@ -125,24 +124,32 @@ export function buildStoredAnswer(msg: Message, opts: BuildOptions): StoredAnswe
     ede: opts.ede ?? -1,
     storedAt: now,
     expiresAt,
-    staleUntil: policy === undefined ? Infinity : expiresAt + policy.staleTtl * 1000,
     lifetime: policy === undefined ? 0 : lifetime,
     negative,
     cacheable,
   };
 }
 
+/** Where the question ends in an answer we encoded (12 when it has none). */
+export function storedQuestionEnd(wire: Buffer): number {
+  return wire.readUInt16BE(4) === 0 ? 12 : questionEnd(wire);
+}
+
 /** The flags byte the arena keeps for an answer. */
+export function storedFlags(a: StoredAnswer): number {
+  return (a.authoritative ? FLAG_AUTHORITATIVE : 0) | (a.secure ? FLAG_SECURE : 0) | (a.negative ? FLAG_NEGATIVE : 0);
+}
+
+/** What the arena keeps of an answer (WireStore.set). */
 export function recordOf(a: StoredAnswer): RecordInput {
   return {
     wire: a.wire,
+    questionEnd: storedQuestionEnd(a.wire),
     ttlPairs: a.ttlPairs,
     rcode: a.rcode,
-    flags: (a.authoritative ? FLAG_AUTHORITATIVE : 0) | (a.secure ? FLAG_SECURE : 0) | (a.negative ? FLAG_NEGATIVE : 0),
+    flags: storedFlags(a),
     ede: a.ede,
     storedAt: a.storedAt,
     expiresAt: a.expiresAt,
-    staleUntil: a.staleUntil,
-    lifetime: a.lifetime,
   };
 }

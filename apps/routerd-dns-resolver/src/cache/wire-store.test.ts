@@ -4,16 +4,22 @@ import { describe, expect, it } from "vitest";
 import { below, seeded } from "../test-support/random.js";
 import { hashKey, WireStore, type RecordInput } from "./wire-store.js";
 
+/** A message: header (first byte n, one question), the question "k." A IN, then `size` bytes of n. */
+function wireOf(n: number, size: number): Buffer {
+  const header = Buffer.alloc(12);
+  header[0] = n & 0xff;
+  header.writeUInt16BE(1, 4);
+  return Buffer.concat([header, Buffer.from([1, 0x6b, 0, 0, 1, 0, 1]), Buffer.alloc(size, n & 0xff)]);
+}
 const rec = (n: number, size: number): RecordInput => ({
-  wire: Buffer.alloc(size, n & 0xff),
-  ttlPairs: Buffer.from([12, 0, n & 0xff, 0, 0, 0]),
+  wire: wireOf(n, size),
+  questionEnd: 19,
+  ttlPairs: Buffer.from([19, 0, n & 0xff, 0, 0, 0]),
   rcode: n % 6,
   flags: 0,
   ede: -1,
   storedAt: n,
   expiresAt: n + 1000,
-  staleUntil: n + 2000,
-  lifetime: 1,
 });
 const key = (n: number): Buffer => Buffer.from(`k${n}`, "latin1");
 
@@ -23,16 +29,30 @@ function get(s: WireStore, n: number): number {
 }
 
 describe("WireStore", () => {
-  it("finds what it holds, by key bytes, and returns the stored fields", () => {
+  it("finds what it holds, by key bytes, and returns the stored fields (the answer without its question)", () => {
     const s = new WireStore(100, 64 * 1024);
     for (let i = 0; i < 50; i++) s.set(key(i), 0, key(i).length, rec(i, 40 + i));
     for (let i = 0; i < 50; i++) {
       const off = get(s, i);
       expect(off).toBeGreaterThanOrEqual(0);
-      expect([s.rcode(off), s.storedAt(off), s.wireLen(off), s.arena[s.wireStart(off)]]).toEqual([i % 6, i, 40 + i, i]);
+      expect([s.rcode(off), s.storedAt(off), s.expiresAt(off), s.lifetime(off), s.wireLen(off)]).toEqual([i % 6, i, i + 1000, 1, 12 + 40 + i]);
+      const w = s.wireStart(off);
+      // The header, then the records straight after it.
+      expect([s.arena[w], s.arena.readUInt16BE(w + 4), s.arena[w + 12], s.arena[w + s.wireLen(off) - 1]]).toEqual([i, 1, i, i]);
     }
     expect(get(s, 999)).toBe(-1);
     expect(s.size).toBe(50);
+  });
+
+  it("refuses what it cannot render back (no question, an EDE past u16); keeps answers that never expire", () => {
+    const s = new WireStore(100, 64 * 1024);
+    const noQuestion = wireOf(1, 10);
+    noQuestion.writeUInt16BE(0, 4);
+    expect(s.set(key(1), 0, 2, { ...rec(1, 10), wire: noQuestion, questionEnd: 12 })).toBe(-1);
+    expect(s.set(key(2), 0, 2, { ...rec(2, 10), ede: 0xffff })).toBe(-1);
+    expect(s.set(key(3), 0, 2, { ...rec(3, 10), expiresAt: Infinity })).toBeGreaterThanOrEqual(0);
+    expect(s.lifetime(get(s, 3))).toBe(0);
+    expect(s.size).toBe(1);
   });
 
   it("agrees with a Map model under 10000 random sets, replacements, removals and promotions", () => {

@@ -1,27 +1,30 @@
 // Answers kept outside the JavaScript heap: one preallocated Buffer used as a circular log of records
 // (header, key bytes, wire answer, TTL positions) and an open-addressing hash index of offsets in an
 // Int32Array. A hit costs a hash probe and a byte comparison, no allocation; an entry costs its bytes plus
-// a few index slots instead of several heap objects (the difference between ~170 and ~700 bytes each).
+// a few index slots instead of several heap objects (about 100 bytes instead of ~700 for an A answer).
 // Eviction takes the oldest records first; a hit on an entry in the oldest quarter copies it to the front,
 // so what is in use stays (least recently used first out, approximately, as in CLOCK).
+// A record holds the answer to exactly one question without that question: the key already says what was
+// asked, and every answer carries the client's own spelling of it (its 0x20 case) anyway. The renderer
+// puts the client's question back between the stored header and the records (same length, so the stored
+// compression pointers and TTL positions still hold).
 
-/** Record header layout (bytes from the record's start). */
-const LEN = 0; // u32 record length (8-aligned)
-const HASH = 4; // u32
+/** Record header layout (bytes from the record's start). The record's length follows from the lengths in it. */
+const HASH = 0; // u32
+const KEY_LEN = 4; // u16
+const WIRE_LEN = 6; // u16: header and records, without the question
 const STORED_AT = 8; // f64 ms
 const EXPIRES_AT = 16; // f64 ms (Infinity: never)
-const STALE_UNTIL = 24; // f64 ms
-const LIFETIME = 32; // u32 s
-const HITS = 36; // u16, saturating
-const FLAGS = 38; // u8
-const RCODE = 39; // u8
-const EDE = 40; // u16, 0xffff: none
-const KEY_LEN = 42; // u16
-const WIRE_LEN = 44; // u16
-const TTL_COUNT = 46; // u16
-export const HEADER = 48;
-/** Each TTL position: u16 offset in the wire answer, u32 TTL as stored. */
+const TTL_COUNT = 24; // u16
+const HITS = 26; // u16, saturating
+const EDE = 28; // u16, 0xffff: none
+const FLAGS = 30; // u8
+const RCODE = 31; // u8
+export const HEADER = 32;
+/** Each TTL position: u16 offset in the answer as sent (question included), u32 TTL as stored. */
 export const TTL_PAIR = 6;
+/** The DNS message header: stored; the question after it is not. */
+const DNS_HEADER = 12;
 
 export const FLAG_LIVE = 1;
 export const FLAG_AUTHORITATIVE = 2;
@@ -29,16 +32,18 @@ export const FLAG_SECURE = 4;
 export const FLAG_NEGATIVE = 8;
 
 export interface RecordInput {
+  /** The answer: a DNS message with one question. */
   wire: Buffer;
+  /** Where the question ends in `wire` (12 when `wire` comes from a record: no question in it). */
+  questionEnd: number;
   /** TTL positions, TTL_PAIR bytes each. */
   ttlPairs: Buffer;
   rcode: number;
   flags: number;
   ede: number;
   storedAt: number;
+  /** When the answer stops being fresh (ms; Infinity: never). Its lifetime is expiresAt - storedAt. */
   expiresAt: number;
-  staleUntil: number;
-  lifetime: number;
 }
 
 /** FNV-1a over key bytes; parseQuery computes the same while it builds the key. */
@@ -51,7 +56,10 @@ export function hashKey(bytes: Uint8Array, start: number, len: number): number {
   return h >>> 0;
 }
 
-const align8 = (n: number): number => (n + 7) & ~7;
+const align4 = (n: number): number => (n + 3) & ~3;
+
+/** Bytes a record takes in the arena. */
+const recordLength = (keyLen: number, wireLen: number, ttlCount: number): number => align4(HEADER + keyLen + wireLen + ttlCount * TTL_PAIR);
 
 export class WireStore {
   readonly arena: Buffer;
@@ -73,9 +81,10 @@ export class WireStore {
     readonly maxEntries: number,
     maxBytes: number,
   ) {
-    this.arena = Buffer.allocUnsafeSlow(align8(Math.max(maxBytes, 64 * 1024)));
+    this.arena = Buffer.allocUnsafeSlow(align4(Math.max(maxBytes, 64 * 1024)));
+    // At most two thirds full: short probe sequences, a smaller table than twice the entries.
     let slots = 1024;
-    while (slots < maxEntries * 2) slots *= 2;
+    while (slots < maxEntries * 1.5) slots *= 2;
     this.index = new Int32Array(slots);
     this.mask = slots - 1;
   }
@@ -108,33 +117,34 @@ export class WireStore {
     }
   }
 
-  /** Stores (or replaces) the answer for a key; returns its offset. */
+  /** Stores (or replaces) the answer for a key; returns its offset, or -1 when it cannot be kept. */
   set(key: Uint8Array, keyStart: number, keyLen: number, r: RecordInput): number {
     const hash = hashKey(key, keyStart, keyLen);
-    const wireLen = r.wire.length;
+    const body = r.wire.length - r.questionEnd;
+    const wireLen = DNS_HEADER + body;
     const ttlCount = r.ttlPairs.length / TTL_PAIR;
-    const len = align8(HEADER + keyLen + wireLen + r.ttlPairs.length);
-    if (len > this.arena.length / 4 || wireLen > 0xffff) return -1;
+    const len = recordLength(keyLen, wireLen, ttlCount);
+    const oneQuestion = r.wire.length >= r.questionEnd && r.wire.readUInt16BE(4) === 1;
+    if (!oneQuestion || len > this.arena.length / 4 || wireLen > 0xffff || keyLen > 0xffff || ttlCount > 0xffff || r.ede >= 0xffff) return -1;
     const old = this.find(key, keyStart, keyLen, hash);
     if (old >= 0) this.kill(old);
     const off = this.reserve(len);
     const a = this.arena;
-    a.writeUInt32LE(len, off + LEN);
     a.writeUInt32LE(hash, off + HASH);
-    a.writeDoubleLE(r.storedAt, off + STORED_AT);
-    a.writeDoubleLE(r.expiresAt, off + EXPIRES_AT);
-    a.writeDoubleLE(r.staleUntil, off + STALE_UNTIL);
-    a.writeUInt32LE(Math.min(r.lifetime, 0xffffffff), off + LIFETIME);
-    a.writeUInt16LE(0, off + HITS);
-    a[off + FLAGS] = r.flags | FLAG_LIVE;
-    a[off + RCODE] = r.rcode;
-    a.writeUInt16LE(r.ede < 0 ? 0xffff : r.ede, off + EDE);
     a.writeUInt16LE(keyLen, off + KEY_LEN);
     a.writeUInt16LE(wireLen, off + WIRE_LEN);
+    a.writeDoubleLE(r.storedAt, off + STORED_AT);
+    a.writeDoubleLE(r.expiresAt, off + EXPIRES_AT);
     a.writeUInt16LE(ttlCount, off + TTL_COUNT);
+    a.writeUInt16LE(0, off + HITS);
+    a.writeUInt16LE(r.ede < 0 ? 0xffff : r.ede, off + EDE);
+    a[off + FLAGS] = r.flags | FLAG_LIVE;
+    a[off + RCODE] = r.rcode;
     a.set(key.subarray(keyStart, keyStart + keyLen), off + HEADER);
-    r.wire.copy(a, off + HEADER + keyLen);
-    r.ttlPairs.copy(a, off + HEADER + keyLen + wireLen);
+    const w = off + HEADER + keyLen;
+    r.wire.copy(a, w, 0, DNS_HEADER);
+    r.wire.copy(a, w + DNS_HEADER, r.questionEnd);
+    r.ttlPairs.copy(a, w + wireLen);
     this.insertSlot(hash, off);
     this.live++;
     this.liveBytes += len;
@@ -145,18 +155,27 @@ export class WireStore {
   // Record accessors (the renderer and the cache policy read these).
   storedAt = (off: number): number => this.arena.readDoubleLE(off + STORED_AT);
   expiresAt = (off: number): number => this.arena.readDoubleLE(off + EXPIRES_AT);
-  staleUntil = (off: number): number => this.arena.readDoubleLE(off + STALE_UNTIL);
-  lifetime = (off: number): number => this.arena.readUInt32LE(off + LIFETIME);
+  /** Seconds from storing to expiry; 0 for answers that never expire. */
+  lifetime = (off: number): number => {
+    const ms = this.expiresAt(off) - this.storedAt(off);
+    return Number.isFinite(ms) ? Math.round(ms / 1000) : 0;
+  };
   flags = (off: number): number => this.arena[off + FLAGS]!;
   rcode = (off: number): number => this.arena[off + RCODE]!;
   ede = (off: number): number => {
     const v = this.arena.readUInt16LE(off + EDE);
     return v === 0xffff ? -1 : v;
   };
+  /** The stored answer: the DNS header, then the records (the question is left out, see above). */
   wireStart = (off: number): number => off + HEADER + this.arena.readUInt16LE(off + KEY_LEN);
   wireLen = (off: number): number => this.arena.readUInt16LE(off + WIRE_LEN);
   ttlCount = (off: number): number => this.arena.readUInt16LE(off + TTL_COUNT);
   ttlStart = (off: number): number => this.wireStart(off) + this.wireLen(off);
+
+  private length(off: number): number {
+    const a = this.arena;
+    return recordLength(a.readUInt16LE(off + KEY_LEN), a.readUInt16LE(off + WIRE_LEN), a.readUInt16LE(off + TTL_COUNT));
+  }
 
   /** Counts a hit (readable in lastHits); returns the (possibly moved) offset: an old entry in use is copied to the front. */
   hit(off: number): number {
@@ -165,7 +184,7 @@ export class WireStore {
     a.writeUInt16LE(hits, off + HITS);
     this.lastHits = hits;
     if (!this.inOldestQuarter(off)) return off;
-    const len = a.readUInt32LE(off + LEN);
+    const len = this.length(off);
     a.copy(this.scratch, 0, off, off + len);
     this.kill(off);
     const moved = this.reserve(len);
@@ -205,14 +224,13 @@ export class WireStore {
       const ttlEnd = wireStart + wireLen + a.readUInt16LE(off + TTL_COUNT) * TTL_PAIR;
       next.set(a, off + HEADER, keyLen, {
         wire: a.subarray(wireStart, wireStart + wireLen),
+        questionEnd: DNS_HEADER,
         ttlPairs: a.subarray(wireStart + wireLen, ttlEnd),
         rcode: this.rcode(off),
         flags: this.flags(off) & ~FLAG_LIVE,
         ede: this.ede(off),
         storedAt: this.storedAt(off),
         expiresAt: this.expiresAt(off),
-        staleUntil: this.staleUntil(off),
-        lifetime: this.lifetime(off),
       });
     }
     return next;
@@ -228,7 +246,7 @@ export class WireStore {
   private liveOffsets(): number[] {
     const out: number[] = [];
     const walk = (from: number, to: number): void => {
-      for (let off = from; off < to && to - off >= HEADER; off += this.arena.readUInt32LE(off + LEN)) if (this.arena[off + FLAGS]! & FLAG_LIVE) out.push(off);
+      for (let off = from; off < to && to - off >= HEADER; off += this.length(off)) if (this.arena[off + FLAGS]! & FLAG_LIVE) out.push(off);
     };
     if (this.wrapped) {
       walk(this.tail, this.upperEnd);
@@ -272,7 +290,7 @@ export class WireStore {
   private evictOldest(): void {
     if (!this.wrapped && this.tail === this.head) return;
     const off = this.tail;
-    const len = this.arena.readUInt32LE(off + LEN);
+    const len = this.length(off);
     if (this.arena[off + FLAGS]! & FLAG_LIVE) {
       this.kill(off);
       this.evictions++;
@@ -291,7 +309,7 @@ export class WireStore {
     if (!(a[off + FLAGS]! & FLAG_LIVE)) return;
     a[off + FLAGS] = a[off + FLAGS]! & ~FLAG_LIVE;
     this.live--;
-    this.liveBytes -= a.readUInt32LE(off + LEN);
+    this.liveBytes -= this.length(off);
     const hash = a.readUInt32LE(off + HASH);
     let i = hash & this.mask;
     while (this.index[i] !== off + 1) {

@@ -4,7 +4,7 @@
 // DNSSEC validation when the forwarder asks for it, cache, answer. Stale answers cover for failing
 // upstreams (RFC 8767); a hot answer near expiry is refreshed in the background.
 import { AnswerCache } from "../cache/answer-cache.js";
-import { renderAnswer, renderError, renderRecord } from "../cache/render.js";
+import { renderAnswer, renderError, renderRecord, type RenderOptions } from "../cache/render.js";
 import { buildStoredAnswer, recordOf, type StoredAnswer } from "../cache/stored-answer.js";
 import { FLAG_AUTHORITATIVE, FLAG_NEGATIVE, FLAG_SECURE, TTL_PAIR, WireStore } from "../cache/wire-store.js";
 import type { AnswerValidator, Validation } from "../dnssec/validation.js";
@@ -71,6 +71,8 @@ export class Resolver {
   /** Local-zone answers already built, by question key (cleared when the zones change). */
   private readonly local = new WireStore(LOCAL_MEMO_ENTRIES, LOCAL_MEMO_ENTRIES * 512);
   private readonly inflight = new Map<string, Promise<Built>>();
+  /** The render options of a hit, reused: the hit path allocates only its answer (fewer young-generation GCs). */
+  private readonly hitOptions: RenderOptions = { now: 0, limit: 0 };
   private zones: ZoneStore;
   private routes: Routes;
   private validator: AnswerValidator | undefined;
@@ -146,7 +148,7 @@ export class Resolver {
       }
       if (off >= 0) {
         // Stale: keep a copy of the answer, the arena may reuse its bytes while upstreams are asked.
-        const stale = this.copyRecord(cache.store, off);
+        const stale = this.copyRecord(cache.store, off, buf, q);
         this.slow(ownCopy(buf), { ...q }, queryKey(q), copyClient(client), limit, reply, stale, started).catch(() => this.stats.internalErrors++);
         return true;
       }
@@ -156,7 +158,10 @@ export class Resolver {
   }
 
   private sendRecord(buf: Buffer, q: Query, client: ClientInfo, limit: number, reply: Reply, store: WireStore, off: number, source: AnswerSource, now: number, started: number): void {
-    const out = renderRecord(store, off, buf, q, { now, limit });
+    const opts = this.hitOptions;
+    opts.now = now;
+    opts.limit = limit;
+    const out = renderRecord(store, off, buf, q, opts);
     if ((out[2]! & 0x02) !== 0) this.stats.truncated++;
     this.count(store.rcode(off));
     const outcome = source === "cache" ? CACHE_HIT : LOCAL_HIT;
@@ -164,21 +169,21 @@ export class Resolver {
     if (this.queryLog !== undefined) this.log(buf, q, client, outcome, out, started);
   }
 
-  /** A stored record as a built answer (for stale answers served after an await). */
-  private copyRecord(store: WireStore, off: number): StoredAnswer {
+  /** A stored record as a built answer (for stale answers served after an await), the client's question put back. */
+  private copyRecord(store: WireStore, off: number, query: Buffer, q: Query): StoredAnswer {
     const ws = store.wireStart(off);
     const wl = store.wireLen(off);
     const flags = store.flags(off);
+    const a = store.arena;
     return {
-      wire: Buffer.from(store.arena.subarray(ws, ws + wl)),
-      ttlPairs: Buffer.from(store.arena.subarray(ws + wl, ws + wl + store.ttlCount(off) * TTL_PAIR)),
+      wire: Buffer.concat([a.subarray(ws, ws + 12), query.subarray(12, q.nameEnd + 4), a.subarray(ws + 12, ws + wl)]),
+      ttlPairs: Buffer.from(a.subarray(ws + wl, ws + wl + store.ttlCount(off) * TTL_PAIR)),
       rcode: store.rcode(off),
       authoritative: (flags & FLAG_AUTHORITATIVE) !== 0,
       secure: (flags & FLAG_SECURE) !== 0,
       ede: store.ede(off),
       storedAt: store.storedAt(off),
       expiresAt: store.expiresAt(off),
-      staleUntil: store.staleUntil(off),
       lifetime: store.lifetime(off),
       negative: (flags & FLAG_NEGATIVE) !== 0,
       cacheable: false,

@@ -86,14 +86,20 @@ describe("hostile input", () => {
     const { rt } = await start(u.port, 500);
     for (let i = 0; i < 300; i++) u.add({ name: `n${i}.example.`, type: "A", data: `10.0.${i >> 8}.${i & 255}` });
     const pending: Promise<void>[] = [];
+    // 1,200 distinct questions (300 names × DO × CD), 50 at a time: the fake upstream shares this process's
+    // event loop, and 300 at once on a loaded machine let some time out (SERVFAIL, nothing cached).
     for (let round = 0; round < 4; round++) {
       for (let i = 0; i < 300; i++) {
         pending.push(new Promise((resolve) => rt.resolver.handle(buildQuery({ name: `n${i}.example`, id: i, dnssecOk: round % 2 === 1, checkingDisabled: round > 1 }), client, () => resolve())));
+        if (pending.length === 50) await Promise.all(pending.splice(0));
       }
       await Promise.all(pending.splice(0));
     }
+    const answered = 1200 - rt.resolver.stats.servfail;
+    expect(answered).toBeGreaterThan(500);
     expect(rt.resolver.cache.size).toBeLessThanOrEqual(500);
-    expect(rt.resolver.cache.evictions).toBeGreaterThan(0);
+    // Every answered question was cached; what no longer fits was evicted.
+    expect(rt.resolver.cache.evictions).toBeGreaterThanOrEqual(answered - 500);
   }, 60_000);
 
   it("caps questions on their way upstream and answers the rest SERVFAIL at once", async () => {
