@@ -46,6 +46,7 @@ beforeEach(() => {
   // Stand-ins under real names: only this root's dpkg database ever sees them.
   buildDeb(repo, "chrony", "99.0-test");
   buildDeb(repo, "routerd-test-tools", "1.0");
+  buildDeb(repo, "routerd-test-extra", "1.0");
   writeFileSync(join(repo, "Packages"), sh("sh", ["-c", 'cd "$1" && apt-ftparchive packages .', "sh", repo]).stdout);
   for (const d of ["etc/apt/sources.list.d", "etc/apt/apt.conf.d", "etc/apt/preferences.d", "var/lib/apt/lists/partial", "var/cache/apt/archives/partial", "var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log/apt"]) {
     mkdirSync(join(root, d), { recursive: true });
@@ -93,18 +94,23 @@ describe("packages on a test root with a local apt repository", () => {
     expect(dpkgInstalled()).toEqual(["chrony"]);
   });
 
-  it("a Package installs its entries for this OS only, and removing it uninstalls nothing", { timeout: 240_000 }, () => {
-    const pkg = res("Package", "tools", { packages: [{ os: "debian", names: ["routerd-test-tools"] }, { os: "freebsd", names: ["routerd-test-tools-bsd"] }] });
+  it("a Package installs its entries for this OS only, optional ones too, and removing it uninstalls nothing", { timeout: 240_000 }, () => {
+    // Optional entries are installed as well; one the repository does not have fails alone and holds nothing back.
+    const optional = { os: "debian", names: ["routerd-test-extra", "routerd-test-absent"], optional: true };
+    const pkg = res("Package", "tools", { packages: [{ os: "debian", names: ["routerd-test-tools"] }, optional, { os: "freebsd", names: ["routerd-test-tools-bsd"] }] });
     const r = reconcile([pkg]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(dpkgInstalled()).toEqual(["routerd-test-tools"]);
+    expect(dpkgInstalled()).toEqual(["routerd-test-extra", "routerd-test-tools"]);
     expect(r.stdout).not.toContain("routerd-test-tools-bsd");
     expect(status("Package/tools")).toMatchObject({ phase: "Ready" });
+    // The next plan still shows the one that could not be installed.
+    const next = JSON.parse(routerd(ns, ["plan", "--json", "--config", join(tmp.dir, "router.yaml")], { stateDir, root }).stdout) as { resources: { artifacts: { kind: string; name: string; change: string }[] }[] };
+    expect(next.resources.flatMap((x) => x.artifacts).filter((a) => a.kind === "package" && a.change !== "unchanged").map((a) => `${a.name} ${a.change}`)).toEqual(["apt/routerd-test-absent create"]);
 
     const removed = reconcile([res("Package", "other", { packages: [{ os: "fedora", names: ["x"] }] })]);
     expect(removed.code).toBe(0);
-    expect(dpkgInstalled()).toEqual(["routerd-test-tools"]);
+    expect(dpkgInstalled()).toEqual(["routerd-test-extra", "routerd-test-tools"]);
     expect(existsSync(join(root, "usr/share/routerd-test-tools/marker"))).toBe(true);
     const ledger = JSON.parse(readFileSync(join(stateDir, "artifacts.json"), "utf8")) as { entries: { kind: string }[] };
     expect(ledger.entries.filter((e) => e.kind === "package")).toEqual([]);

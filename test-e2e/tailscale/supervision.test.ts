@@ -2,9 +2,10 @@
 // (test-e2e/tailscale/standin: tailscale is not in Debian and no tailnet is reachable). What is tested is
 // routerd's process handling: tailscaled started with routerd's state and socket and restarted with
 // back-off; `tailscale up` run with the derived arguments, the auth key only by file; `up` re-run only when
-// those arguments change (not on every cycle, not when tailscaled restarts); status from `tailscale
+// those arguments change (not on every cycle, not when tailscaled restarts) or when tailscale reports the
+// node logged out (its login wiped by hand); status from `tailscale
 // status --json`; `state: absent` logs the node out, then stops tailscaled and removes only its own state.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tailscaleUpArgs, type TailscaleNodeSpec } from "@routerd/api";
 import { afterEach, describe, expect, it } from "vitest";
@@ -119,11 +120,24 @@ describe("TailscaleNode supervision (stand-in tailscaled)", () => {
     const restarts = (routerctl(ns, ["status"], runDir).json as { details?: { daemons?: { daemon: string; restarts: number }[] } }).details?.daemons?.find((d) => d.daemon === "tailscale")?.restarts;
     expect(restarts).toBeGreaterThanOrEqual(3);
 
+    // The login wiped by hand (tailscaled's state gone, routerd's digest of the arguments kept): tailscale
+    // reports NeedsLogin, and routerd runs the same `up` again although the arguments did not change.
+    const prefs = join(nodeState, "standin-prefs.json");
+    rmSync(prefs);
+    await until("up again after the wiped login", () => ups().length === 2, 30_000);
+    expect(ups()[1]!.argv).toEqual(derived(spec));
+    expect(existsSync(join(nodeState, "routerd-up.digest"))).toBe(true);
+    await until("logged in again", () => existsSync(prefs) && (JSON.parse(readFileSync(prefs, "utf8")) as { loggedIn: boolean }).loggedIn, 30_000);
+    await until("status read again", () => status()?.peerCount === 5, 30_000);
+    // Logged in again: no further `up` over more cycles.
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(ups().length).toBe(2);
+
     // A changed spec: `up` again with the new arguments; tailscaled itself is not restarted.
     const changed = { ...spec, advertiseRoutes: ["192.168.50.0/24", "10.8.0.0/16"], acceptRoutes: true };
     write(changed);
-    await until("second up", () => ups().length === 2, 30_000);
-    expect(ups()[1]!.argv).toEqual(derived(changed));
+    await until("third up", () => ups().length === 3, 30_000);
+    expect(ups()[2]!.argv).toEqual(derived(changed));
     expect(daemonStarts().length).toBe(4);
     await until("status advertises the new routes", () => (status()?.advertiseRoutes as string[] | undefined)?.length === 2, 30_000);
 

@@ -66,6 +66,9 @@ describe("WireGuard on wireguard-go between two routers", () => {
     expect(a.ns.ip(`addr show ${wgA}`).stdout).toContain("inet 10.77.0.1/24");
     expect(a.ns.ip("route show").stdout).toContain(`10.78.2.0/24 dev ${wgA}`);
     expect(pings(a.ns, "10.77.0.2")).toBe(true);
+    // Keepalive as configured: B keeps the session alive every second, A (not set) never does.
+    expect(b.ns.exec("wg", ["show", wgB, "persistent-keepalive"]).stdout.trim()).toBe(`${pubA}\t1`);
+    expect(a.ns.exec("wg", ["show", wgA, "persistent-keepalive"]).stdout.trim()).toBe(`${pubB}\toff`);
 
     const peer = (await a.published("WireGuardPeer/site-b"));
     expect(peer.phase).toBe("Connected");

@@ -82,7 +82,9 @@ export function derivedPackageIntents(res: Resource, install: boolean): Artifact
   return derivedPackages(res).flatMap((p) =>
     PACKAGE_FAMILIES.flatMap((f) => {
       const name = PACKAGE_NAMES[p.name]?.[f.family];
-      return name ? [packageIntent(res.owner, { os: f.os, manager: f.manager, name, optional: p.optional ?? false }, install ? "ensure" : "observe")] : [];
+      // An optional derived package (wireguard-go beside a kernel that may have the module) is never installed unasked.
+      const optional = p.optional ?? false;
+      return name ? [packageIntent(res.owner, { os: f.os, manager: f.manager, name, optional }, install && !optional ? "ensure" : "observe")] : [];
     }),
   );
 }

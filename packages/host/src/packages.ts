@@ -67,5 +67,10 @@ export async function installPackage(ctx: HostContext, attrs: Attributes): Promi
     await run(ctx, commands.refresh(ctx.root));
     refreshed.add(key);
   }
-  await run(ctx, commands.install(ctx.root, String(attrs.name)));
+  try {
+    await run(ctx, commands.install(ctx.root, String(attrs.name)));
+  } catch (err) {
+    // An optional package holds nothing back: the run goes on and the next plan shows it still to install.
+    if (attrs.optional !== true) throw err;
+  }
 }

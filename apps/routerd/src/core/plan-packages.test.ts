@@ -1,6 +1,6 @@
 // Packages in the plan: derived from the config's kinds, only for the host's OS, observed unless routerd may
 // install them, and a missing required one makes its resource wait (Pending) instead of failing half-way.
-import { loadConfig } from "@routerd/api";
+import { derivedPackageIntents, loadConfig, type Resource } from "@routerd/api";
 import { Ledger, knownKind, unknownKind, type Inventory, type ObservedArtifact } from "@routerd/resource";
 import { describe, expect, it } from "vitest";
 import { computeDesired } from "./desired.js";
@@ -75,5 +75,16 @@ describe("packages in the plan", () => {
     expect(ok.steps.map((s) => s.kind)).toEqual(["file"]);
     const unknown = run({ packages: { os: DEBIAN, install: false }, inventory: new Map([["package", unknownKind("no dpkg")], ["file", knownKind([])]]) }).plan;
     expect(unknown.resources.find((r) => r.id === "NTPClient/time")!.state).toBe("active");
+  });
+
+  it("an optional Package entry is installed like any other (optional only means nothing waits for it); an optional derived one never unasked", () => {
+    const config = loadConfig(CONFIG.replace("- { os: debian, names: [tcpdump] }", "- { os: debian, names: [tcpdump] }\n          - { os: debian, names: [mtr-tiny], optional: true }"), "r.yaml").config!;
+    const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", packages: { os: DEBIAN, install: false } });
+    const p = plan({ desired, inventory: new Map([["package", knownKind([])], ["file", knownKind([])]]), ledger: new Ledger(), statuses: new Map(), allowEmpty: false });
+    expect(p.steps.map((s) => `${s.kind} ${s.name}`)).toEqual(["package apt/mtr-tiny", "package apt/tcpdump"]);
+    expect(p.resources.find((r) => r.id === "Package/tools")!.state).toBe("active");
+    // wireguard-go beside backend auto: observed even with --install-packages, and missing it holds nothing.
+    const wg = { apiVersion: "net.routerd.net/v1alpha1", kind: "WireGuardInterface", owner: "o", metadata: { name: "wg" }, spec: { backend: "auto" } } as unknown as Resource;
+    expect(derivedPackageIntents(wg, true).filter((i) => i.attributes.manager === "apt").map((i) => `${i.name} ${i.action}`)).toEqual(["apt/wireguard-tools ensure", "apt/wireguard-go observe"]);
   });
 });

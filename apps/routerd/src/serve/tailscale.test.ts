@@ -1,6 +1,6 @@
 // TailscaleNode status fields from `tailscale status --json` (the shape of tailscale 1.x's ipnstate.Status).
 import { describe, expect, it } from "vitest";
-import { tailscaleStatusFacts } from "./tailscale.js";
+import { tailscaleBackendState, tailscaleStatusFacts } from "./tailscale.js";
 
 describe("tailscaleStatusFacts", () => {
   it("reads the tailnet name and counts the peers", () => {
@@ -14,5 +14,13 @@ describe("tailscaleStatusFacts", () => {
 
   it("falls back to the MagicDNS suffix when CurrentTailnet is missing (older tailscale)", () => {
     expect(tailscaleStatusFacts(JSON.stringify({ MagicDNSSuffix: "tail1234.ts.net", Peer: {} }))).toEqual({ tailnetName: "tail1234.ts.net", peerCount: 0 });
+  });
+});
+
+describe("tailscaleBackendState", () => {
+  it("reads BackendState: NeedsLogin is what a logged-out node (or a wiped state) reports", () => {
+    expect(tailscaleBackendState(JSON.stringify({ BackendState: "NeedsLogin", Peer: null }))).toBe("NeedsLogin");
+    expect(tailscaleBackendState(JSON.stringify({ BackendState: "Running" }))).toBe("Running");
+    expect(tailscaleBackendState("{}")).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 // TailscaleNode under routerd serve: tailscaled is a supervised daemon (state and socket under routerd's
 // directories); `tailscale up` runs once tailscaled has its socket and again only when the arguments the
-// spec derives change (tailscaled keeps its settings across restarts); the node's status comes from
-// `tailscale status --json`. Under systemd the generated unit runs `up` itself: serve only reads status.
+// spec derives change (tailscaled keeps its settings across restarts), or when tailscale says the node is
+// logged out (BackendState NeedsLogin: a state wiped by hand, a logout by hand) and an auth key file can
+// log it back in — with back-off, a used-up key must not mean an `up` every cycle. The node's status comes
+// from `tailscale status --json`. Under systemd or rc.d the generated unit or script runs `up` itself:
+// serve only reads status.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -39,6 +42,14 @@ export function tailscaleStatusFacts(json: string): Record<string, unknown> {
   return { ...(tailnetName ? { tailnetName } : {}), peerCount: Object.keys(s.Peer ?? {}).length };
 }
 
+/** The backend's state as `tailscale status --json` reports it (Running, Stopped, NeedsLogin, ...). */
+export function tailscaleBackendState(json: string): string | undefined {
+  return (JSON.parse(json) as { BackendState?: string }).BackendState;
+}
+
+/** Back-off of the re-login `up`s while a node stays logged out: 1 min doubling to 15 min (the first one at once). */
+export const RELOGIN_BACKOFF = { firstMs: 60_000, maxMs: 15 * 60_000 };
+
 const digestOf = (args: readonly string[]) => createHash("sha256").update(JSON.stringify(args)).digest("hex");
 
 function readText(path: string): string | undefined {
@@ -52,6 +63,8 @@ function readText(path: string): string | undefined {
 export class TailscaleNodes {
   private readonly busy = new Set<string>();
   private readonly read = new Map<string, Record<string, unknown>>();
+  /** Per node logged out: when the next re-login `up` may run, and the delay after it. */
+  private readonly relogin = new Map<string, { at: number; delayMs: number }>();
 
   constructor(
     private readonly runner: CommandRunner,
@@ -94,21 +107,50 @@ export class TailscaleNodes {
     const name = r.metadata.name;
     const socket = tailscaleSocketIn(dirs, name);
     if (!existsSync(socket)) return; // tailscaled is not up (yet)
-    if (this.runsUp) await this.up(name, socket, tailscaleUpArgs(r.spec), dirs);
-    const st = await this.runner.run("tailscale", [`--socket=${socket}`, "status", "--json"]);
-    if (st.code === 0) this.read.set(name, tailscaleStatusFacts(st.stdout));
+    let json = await this.status(socket);
+    if (this.runsUp) {
+      const loggedOut = json !== undefined && tailscaleBackendState(json) === "NeedsLogin";
+      if (!loggedOut) this.relogin.delete(name);
+      const relogin = loggedOut && this.mayRelogin(r, socket);
+      if (await this.up(name, socket, tailscaleUpArgs(r.spec), dirs, relogin)) json = await this.status(socket);
+    }
+    if (json !== undefined) this.read.set(name, tailscaleStatusFacts(json));
     else this.read.delete(name);
   }
 
-  private async up(name: string, socket: string, args: string[], dirs: Dirs): Promise<void> {
+  private async status(socket: string): Promise<string | undefined> {
+    const st = await this.runner.run("tailscale", [`--socket=${socket}`, "status", "--json"]);
+    return st.code === 0 ? st.stdout : undefined;
+  }
+
+  /** A logged-out node is logged back in by `up` only with a key file, at most as often as the back-off allows. */
+  private mayRelogin(r: Resource<TailscaleNodeSpec>, socket: string): boolean {
+    const name = r.metadata.name;
+    const now = Date.now();
+    const next = this.relogin.get(name);
+    if (next && now < next.at) return false;
+    // The first re-login at once, each later one after twice the previous wait.
+    const delayMs = next ? Math.min(next.delayMs * 2, RELOGIN_BACKOFF.maxMs) : RELOGIN_BACKOFF.firstMs;
+    this.relogin.set(name, { at: now + delayMs, delayMs });
+    if (!r.spec.authKeyFile) {
+      if (!next) this.logger.warn({ node: name }, `tailscale node is logged out and has no authKeyFile: log it in with \`tailscale --socket=${socket} up\``);
+      return false;
+    }
+    this.logger.warn({ node: name }, "tailscale node is logged out (NeedsLogin): running tailscale up again");
+    return true;
+  }
+
+  /** `up` when the derived arguments changed since the last one applied, or `force`d; true when it ran and succeeded. */
+  private async up(name: string, socket: string, args: string[], dirs: Dirs, force: boolean): Promise<boolean> {
     const digest = digestOf(args);
-    if (readText(upDigestFile(dirs, name)) === digest) return;
+    if (!force && readText(upDigestFile(dirs, name)) === digest) return false;
     const r = await this.runner.run("tailscale", [`--socket=${socket}`, ...args]);
     if (r.code !== 0) {
       this.logger.warn({ node: name, error: (r.stderr || r.stdout).trim() }, "tailscale up failed; retried next cycle");
-      return;
+      return false;
     }
     writeFileAtomic(upDigestFile(dirs, name), digest + "\n", 0o600);
-    this.logger.info({ node: name }, "tailscale up applied");
+    this.logger.info({ node: name, relogin: force }, "tailscale up applied");
+    return true;
   }
 }

@@ -155,7 +155,7 @@ describe("provides tables and published status", () => {
     // SAM node sets and the host firewall summary are not implemented (validation refuses peersFrom/selfNodeRef).
     WireGuardInterface: ["selfNodeRef", "hostFirewall", "peersFrom", "pendingSources"],
     NTPClient: ["updatedAt"],
-    // From `tailscale status`, which routerd does not read yet (docs/tailscale.md).
+    // From `tailscale status --json`, read by routerd serve (serve facts, not in this fixture's runtime).
     TailscaleNode: ["tailnetName", "peerCount"],
   };
   const fixture = loadFixture();

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { makeConfigView } from "../config-view.js";
+import { effectiveView } from "../effective-view.js";
 import { loadConfig } from "../load.js";
+import { runtimeFrom, type DelegatedPrefix, type RuntimeFact } from "../runtime.js";
+import { makeStatusView } from "../status-view.js";
 import { kindDefinition } from "./index.js";
 
 const HEAD = "apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: test }\nspec:\n  resources:\n";
@@ -63,5 +66,34 @@ describe("NTPClient validation", () => {
     const e = errors(res("net", "Interface", "wan", "{ ifname: wan0 }"), res("net", "DHCPv4Client", "wan", "{ interface: wan }"), ntp("time", "{ provider: chrony, serverFrom: [{ resource: DHCPv4Client/wan, field: leaseTime }] }"));
     expect(e).toHaveLength(1);
     expect(e[0]![0]).toMatch(/^spec\.serverFrom/);
+  });
+});
+
+describe("NTPClient servers from a DHCPv6 delegation's SNTP option (serverFrom), and status", () => {
+  const doc = (spec: string) =>
+    load(res("net", "Interface", "wan", "{ ifname: wan0 }"), res("net", "DHCPv6PrefixDelegation", "wan", "{ interface: wan, prefixLength: 56 }"), ntp("time", spec));
+  const prefix = { prefix: "2001:db8:1000::", prefixLength: 56, preferredLifetime: 3600, validLifetime: 7200, expiresAt: "2030-01-01T00:00:00.000Z", dnsServers: [], domainSearch: [], sntpServers: ["2001:db8::123", "2001:db8::124"] };
+
+  function resolved(spec: string, fact: RuntimeFact<DelegatedPrefix>) {
+    const r = doc(spec);
+    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
+    const status = makeStatusView({ config: r.config!, runtime: runtimeFrom({ prefixes: new Map([["wan", fact]]) }) });
+    const v = effectiveView(r.config!, status, status);
+    return { v, ntp: v.active.find((x) => x.kind === "NTPClient") };
+  }
+
+  it("takes the delegation's sntpServers into chrony's block and reports them as the servers in use", () => {
+    const { v, ntp: res } = resolved("{ provider: chrony, source: dhcpv6, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers }], fallbackServers: [pool.example.org] }", { state: "present", value: prefix, phase: "Bound" });
+    const def = kindDefinition("NTPClient")!;
+    const view = makeConfigView({ ...v.config, resources: v.active });
+    expect(def.intents(res!, view)[0]!.attributes.content).toBe("server 2001:db8::123 iburst\nserver 2001:db8::124 iburst\n");
+    expect(def.status!(res!, view).fields).toEqual({ servers: ["2001:db8::123", "2001:db8::124"], source: "dhcpv6" });
+  });
+
+  it("an optional source without servers yet: the fallback servers are in use, and status says so", () => {
+    const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "present", value: { ...prefix, sntpServers: [] }, phase: "Bound" });
+    const view = makeConfigView({ ...v.config, resources: v.active });
+    expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server pool.example.org iburst\n");
+    expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "static" });
   });
 });

@@ -49,8 +49,9 @@ describe("per-instance rc.d scripts", () => {
     golden("routerd_dhcpv4_client_wan_1.conf", renderRcEnable("routerd_dhcpv4_client_wan_1"));
   });
 
-  it("renders a TailscaleNode's script (golden)", () => {
-    golden("routerd_tailscale_edge-1.rc", renderTailscaleRc("edge-1", node({ hostname: "router1", authKeyFile: "/usr/local/etc/routerd/edge.key", advertiseRoutes: ["192.168.50.0/24"], advertiseTags: ["tag:router"] })));
+  it("renders a TailscaleNode's script with every `tailscale up` flag the spec implies (golden)", () => {
+    const all = { hostname: "router1", loginServer: "https://headscale.example.net", authKeyFile: "/usr/local/etc/routerd/edge.key", advertiseRoutes: ["192.168.50.0/24", "fd00:50::/64"], advertiseTags: ["tag:router", "tag:edge"], advertiseExitNode: true, acceptRoutes: true, acceptDNS: true, ssh: true, shieldsUp: true };
+    golden("routerd_tailscale_edge-1.rc", renderTailscaleRc("edge-1", node(all)));
   });
 
   it("every script parses with sh -n" + (hasCheckbashisms ? " and checkbashisms" : " (checkbashisms is not installed here)"), () => {
