@@ -40,6 +40,8 @@ export interface RouterOptions {
   gobgpdLogLevel?: string;
   /** The owner record the companions' keepers watch (none: no keepers). */
   owner?: { file: string; match: string; graceMs: number };
+  /** gobgpd and bfdd outlive routerd-bgp on purpose (--keep-gobgpd); otherwise they die with it. */
+  keepCompanions?: boolean;
   /** After a gobgpd restart, routes it has not relearned are dropped after this long at the latest. */
   staleHoldMs?: number;
   /** ...or once every neighbor is Established and no path arrived for this long. */
@@ -59,6 +61,9 @@ function readOptional(path: string): string | undefined {
 }
 
 const durationMsOr = (d: string | undefined, fallback: number) => (d === undefined ? fallback : durationMs(d));
+
+/** A neighbor Established this long without sending a path announces nothing: retained routes need not wait for it. */
+const SILENT_NEIGHBOR_MS = 10_000;
 
 export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
 
@@ -94,6 +99,7 @@ export class BgpRouter {
       paths: opts.paths,
       ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       logger: opts.logger.child({ component: "gobgpd" }),
+      keep: opts.keepCompanions === true,
       ...(opts.gobgpdBinary !== undefined ? { binary: opts.gobgpdBinary } : {}),
       ...(opts.gobgpdLogLevel !== undefined ? { logLevel: opts.gobgpdLogLevel } : {}),
     });
@@ -108,6 +114,7 @@ export class BgpRouter {
       logger: opts.logger.child({ component: "bfd" }),
       ...(opts.bfddBinary !== undefined ? { binary: opts.bfddBinary } : {}),
       ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      keep: opts.keepCompanions === true,
       bgp: { disable: (a, why) => this.client.disablePeer(a, why).then(() => undefined), enable: (a) => this.client.enablePeer(a).then(() => undefined) },
       ...(opts.onBfdTransition !== undefined ? { onTransition: opts.onBfdTransition } : {}),
       onChange: () => opts.onChange?.(),
@@ -142,6 +149,9 @@ export class BgpRouter {
         this.applied = appliedFromJson(readOptional(this.opts.appliedFile), this.process.pid ?? -1);
       } else {
         this.applied = emptyApplied();
+        // A fresh gobgpd: no session is up, and the sweep waits until the set-up is through (phase Running).
+        this.phase = "Starting";
+        this.peers.allDown();
         this.rib.clear();
         // A fresh gobgpd has an empty RIB: keep what the kernel has until the sessions relearn it.
         this.fib?.retainUntilSweep();
@@ -226,6 +236,7 @@ export class BgpRouter {
     for (const p of paths) {
       this.rib.apply(p);
       this.graceful.heard(p.neighbor, this.lastPathAt);
+      this.peers.heard(p.neighbor, this.lastPathAt);
     }
     this.reevaluate(paths.map((p) => p.prefix));
   }
@@ -311,7 +322,9 @@ export class BgpRouter {
     const quiet = this.opts.quietMs ?? 1000;
     this.sweepTimer = setInterval(() => {
       const now = Date.now();
-      const settled = this.peers.allEstablishedFor(now) >= quiet && now - this.lastPathAt >= quiet;
+      // Each neighbor must have re-sent its table: a sweep before its paths arrived would blackhole them.
+      // (Not before the set-up is through: until the config is applied the neighbor table is empty.)
+      const settled = this.phase === "Running" && this.peers.relearned(now, quiet, SILENT_NEIGHBOR_MS);
       if (settled || now - this.holdingSince >= hold) {
         clearInterval(this.sweepTimer);
         const dropped = this.fib?.sweep() ?? 0;
