@@ -5,7 +5,8 @@ import type { ClientReadableStream } from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { bgpFibTarget } from "@routerd/api";
 import { writeFileAtomic } from "@routerd/resource";
-import type { Peer, WatchEventResponse } from "@routerd/gobgp-api/gen/gobgp";
+import type { Peer } from "@routerd/gobgp-api/gen/gobgp";
+import type { WatchEvent } from "./gobgp/watch-decode.js";
 import { durationMs } from "@routerd/api";
 import type { Logger } from "pino";
 import type { BgpConfig } from "./config/config.js";
@@ -78,7 +79,7 @@ export class BgpRouter {
   private readonly graceful: GracefulRestartTracker;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
-  private stream: ClientReadableStream<WatchEventResponse> | undefined;
+  private stream: ClientReadableStream<WatchEvent> | undefined;
   private monitor: RouteMonitor | undefined;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
