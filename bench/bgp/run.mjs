@@ -8,7 +8,7 @@
 // peak RSS (VmHWM) and CPU seconds of each process. Median of --runs runs.
 // Build first: npx turbo run build --filter=@routerd/bgp
 // Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--only routerd,bird,frr,ipbatch] [--flaps 5] [--json]
-// Environment: BGP_BENCH_NODE_FLAGS="--max-semi-space-size=2" (V8 flags for routerd-bgp), BGP_BENCH_LOG=FILE
+// Environment: BGP_BENCH_NODE_FLAGS="..." (V8 flags for routerd-bgp; default: serve's --max-semi-space-size=4), BGP_BENCH_LOG=FILE
 // (routerd-bgp's debug log: when each Adj-RIB-In event and FIB chunk arrived).
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";

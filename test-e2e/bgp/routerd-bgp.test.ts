@@ -1,10 +1,12 @@
 // routerd-bgp against real peers in namespaces: a gobgpd ISP (IPv4 and IPv6 sessions) and a bird2 IX peer.
 // Routes both ways, per-neighbor import policy (a forbidden community, a too-long prefix), communities set
 // on import, IPv6 paths in the FIB, ECMP over both peers, a peer going down, gobgpd killed and restarted
-// with the FIB intact meanwhile, routerd-bgp killed and re-attached without touching the FIB, its routes
+// with the FIB intact meanwhile, routerd-bgp killed (its gobgpd dies with it; a stale one left running is
+// stopped at start, a foreign one never) and, with --keep-gobgpd, re-attached without touching the FIB, its routes
 // changed behind its back put right (ip monitor), and routes of other protocols left alone.
-import { readFileSync } from "node:fs";
-import { processMatches } from "@routerd/daemon-kit";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { basename } from "node:path";
+import { processMatches, writeCompanionRecord } from "@routerd/daemon-kit";
 import { listBgpPeers, listBgpRoutes } from "@routerd/bgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../lib/serve.js";
@@ -38,10 +40,57 @@ const CONFIG = {
   ],
 };
 
-// Short, so the last test sees an orphaned gobgpd stop; long enough for a restart to re-attach under load.
-const ORPHAN_GRACE = ["--orphan-grace", "5s"];
+// Short, so the last test sees an orphaned (kept) gobgpd stop; long enough for a restart to re-attach under load.
+const ORPHAN_GRACE_S = 15;
+const ORPHAN_GRACE = ["--orphan-grace", `${ORPHAN_GRACE_S}s`];
 
 const has = (lines: string[], prefix: string) => lines.find((l) => l.startsWith(`${prefix} `));
+
+/** Live gobgpds on this routerd-bgp's API socket in the router namespace (not their keepers; zombies have no cmdline). */
+const ourGobgpds = () => lab.pidsIn(lab.router).filter((pid) => processMatches(pid, lab.gobgpdSocket) && program(pid) === "gobgpd");
+function program(pid: number): string {
+  try {
+    return basename(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!);
+  } catch {
+    return "";
+  }
+}
+
+const FOREIGN = "foreign-gobgpd.sock";
+function startForeignGobgpd(): number {
+  return lab.spawnIn(lab.router, ["gobgpd", `--api-hosts=unix://${lab.dir}/${FOREIGN}`, "--pprof-disable", "--log-level=warn"], "foreign-gobgpd.log").pid!;
+}
+
+/** Every neighbor Established and the FIB complete (both ECMP next hops). */
+async function converged(): Promise<void> {
+  await until("Established", async () => (await listBgpPeers(lab.socket).catch(() => undefined))?.peers.every((p) => p.state === "Established"), 30_000);
+  // Learned again (not only routes retained from before): the RIB wants both next hops of the shared prefix.
+  await until("RIB relearned", async () => {
+    const routes = (await listBgpRoutes(lab.socket, "172.31.0.0/16").catch(() => ({ routes: [] }))).routes;
+    const wanted = (p: string) => routes.find((r) => r.prefix === p)?.nextHops.length ?? 0;
+    return wanted("172.31.1.0/24") === 1 && wanted("172.31.10.0/24") === 1 && wanted("172.31.9.0/24") === 2;
+  }, 30_000);
+  await until("FIB complete", () => has(lab.fib("-4"), "172.31.10.0/24") && lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 30_000);
+}
+
+/** Runs `during` while sampling the FIB every 100 ms: the ISP route must never disappear. */
+async function sampleFib(during: () => Promise<void>): Promise<void> {
+  let missing = 0;
+  let done = false;
+  const sampler = (async () => {
+    while (!done) {
+      if (!has(lab.fib("-4"), "172.31.1.0/24")) missing++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  try {
+    await during();
+  } finally {
+    done = true;
+    await sampler;
+  }
+  expect(missing).toBe(0);
+}
 
 beforeAll(async () => {
   lab = new BgpLab();
@@ -140,13 +189,55 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
     await until("FIB complete again", () => lab.fib("-4").length === routes && lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 30_000);
   });
 
-  it("re-attaches to its running gobgpd after being killed, without any FIB change or session reset", async () => {
+  it("dies with routerd-bgp: SIGKILL takes gobgpd along; the restarted one starts one new gobgpd, the FIB kept meanwhile, a foreign gobgpd untouched", async () => {
+    const gobgpd = lab.companionPid("gobgpd")!;
+    expect(ourGobgpds()).toEqual([gobgpd]);
+    // Another gobgpd in the same namespace, and a record naming it (as a reused pid would): never ours to stop.
+    const foreign = startForeignGobgpd();
+    await sampleFib(async () => {
+      lab.daemon!.kill("SIGKILL");
+      await until("gobgpd died with routerd-bgp", () => !processMatches(gobgpd, lab.gobgpdSocket), 3_000, 50);
+      writeCompanionRecord(lab.companionRecord("gobgpd"), { pid: foreign, match: lab.gobgpdSocket });
+      lab.startDaemon(`${lab.dir}/bgp.json`, ORPHAN_GRACE);
+      await converged();
+    });
+    expect(processMatches(foreign, FOREIGN)).toBe(true);
+    const now = ourGobgpds();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(gobgpd);
+    expect(lab.companionPid("gobgpd")).toBe(now[0]);
+  });
+
+  it("a stale gobgpd of its own instance (one left running without the parent-death signal) is stopped before a new one starts", async () => {
+    lab.daemon!.kill("SIGKILL");
+    await until("gobgpd died with routerd-bgp", () => ourGobgpds().length === 0, 3_000, 50);
+    // What an older routerd-bgp (no setpriv) left behind: a gobgpd on this instance's socket and its record.
+    // (The killed gobgpd's socket file is still there: gobgpd will not start on it.)
+    rmSync(lab.gobgpdSocket, { force: true });
+    const stale = lab.spawnIn(lab.router, ["gobgpd", `--api-hosts=unix://${lab.gobgpdSocket}`, "--pprof-disable", "--log-level=warn"], "stale-gobgpd.log").pid!;
+    await until("stale gobgpd up", () => program(stale) === "gobgpd" && existsSync(lab.gobgpdSocket), 10_000, 50);
+    writeCompanionRecord(lab.companionRecord("gobgpd"), { pid: stale, match: lab.gobgpdSocket });
+    await sampleFib(async () => {
+      lab.startDaemon(`${lab.dir}/bgp.json`, ORPHAN_GRACE);
+      await converged();
+    });
+    expect(processMatches(stale, lab.gobgpdSocket)).toBe(false);
+    expect(ourGobgpds()).toEqual([lab.companionPid("gobgpd")]);
+    expect(readFileSync(`${lab.dir}/routerd-bgp.log`, "utf8")).toMatch(/stopping a stale gobgpd/);
+  });
+
+  it("with --keep-gobgpd: re-attaches to its running gobgpd after being killed, without any FIB change or session reset", async () => {
+    lab.daemon!.kill("SIGKILL");
+    await until("gobgpd died with routerd-bgp", () => ourGobgpds().length === 0, 3_000, 50);
+    lab.startDaemon(`${lab.dir}/bgp.json`, [...ORPHAN_GRACE, "--keep-gobgpd"]);
+    await converged();
     const gobgpd = lab.companionPid("gobgpd");
     const monitor = lab.spawnIn(lab.router, ["ip", "-o", "monitor", "route"], "monitor.log");
     await new Promise((r) => setTimeout(r, 300));
     lab.daemon!.kill("SIGKILL");
     await new Promise((r) => setTimeout(r, 300));
-    lab.startDaemon(`${lab.dir}/bgp.json`, ORPHAN_GRACE);
+    expect(ourGobgpds()).toEqual([gobgpd]);
+    lab.startDaemon(`${lab.dir}/bgp.json`, [...ORPHAN_GRACE, "--keep-gobgpd"]);
     await until("daemon answers", async () => (await listBgpPeers(lab.socket).catch(() => undefined))?.peers.every((p) => p.state === "Established"), 20_000);
     await new Promise((r) => setTimeout(r, 1500));
     monitor.kill();
@@ -205,7 +296,7 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
     expect(await flaps()).toEqual(before);
   });
 
-  it("stops its gobgpd (and the keeper) once killed and not restarted within the orphan grace", async () => {
+  it("with --keep-gobgpd: stops its gobgpd (and the keeper) once killed and not restarted within the orphan grace", async () => {
     const gobgpd = lab.companionPid("gobgpd")!;
     const keeper = lab.companionPid("gobgpd.keeper")!;
     // (A zombie has an empty cmdline: "not running" even before init reaps it.)
@@ -215,8 +306,8 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
     const killedAt = Date.now();
     await new Promise((r) => setTimeout(r, 3000));
     expect(processMatches(gobgpd, "gobgpd")).toBe(true); // within the grace a restarted routerd-bgp would re-attach
-    await until("orphaned gobgpd stopped", () => !running(), 15_000, 100);
+    await until("orphaned gobgpd stopped", () => !running(), ORPHAN_GRACE_S * 1000 + 15_000, 100);
     const after = Date.now() - killedAt;
-    expect(after).toBeGreaterThanOrEqual(5000);
+    expect(after).toBeGreaterThanOrEqual(ORPHAN_GRACE_S * 1000);
   });
 });

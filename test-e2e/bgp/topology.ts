@@ -128,10 +128,21 @@ protocol bgp edge {
   get socket(): string {
     return join(this.runDir, "bgp", "edge.sock");
   }
+  /** routerd-bgp's gobgpd API socket (the word its cmdline names). */
+  get gobgpdSocket(): string {
+    return join(this.runDir, "bgp", "edge.gobgpd.sock");
+  }
+  /** Processes in a namespace. */
+  pidsIn(ns: Netns): number[] {
+    return sh("ip", ["netns", "pids", ns.name], { allowFail: true }).stdout.split("\n").filter(Boolean).map(Number);
+  }
   /** routerd-bgp's record of a companion (gobgpd, bfdd) and of its keeper. */
+  companionRecord(name: string): string {
+    return join(this.stateDir, "bgp", "edge", "companions", `${name}.pid`);
+  }
   companionPid(name: string): number | undefined {
     try {
-      return (JSON.parse(readFileSync(join(this.stateDir, "bgp", "edge", "companions", `${name}.pid`), "utf8")) as { pid: number }).pid;
+      return (JSON.parse(readFileSync(this.companionRecord(name), "utf8")) as { pid: number }).pid;
     } catch {
       return undefined;
     }
@@ -140,7 +151,7 @@ protocol bgp edge {
   startDaemon(configPath: string, extra: string[] = []): ChildProcess {
     this.daemon = this.spawnIn(
       this.router,
-      [process.execPath, BGP_BIN, "--config", configPath, "--instance", "edge", "--run-dir", this.runDir, "--state-dir", this.stateDir, "--root", join(this.dir, "root"), "--stale-hold", "30s", ...extra],
+      [process.execPath, BGP_BIN, "--config", configPath, "--instance", "edge", "--run-dir", this.runDir, "--state-dir", this.stateDir, "--root", join(this.dir, "root"), "--stale-hold", "120s", ...extra],
       "routerd-bgp.log",
     );
     return this.daemon;
@@ -154,9 +165,9 @@ protocol bgp edge {
   destroy(): void {
     // Everything still running in the namespaces (our gobgpd and bfdds included) goes with them.
     for (const ns of [this.router, this.isp, this.ix]) {
-      for (const pid of sh("ip", ["netns", "pids", ns.name], { allowFail: true }).stdout.split("\n").filter(Boolean)) {
+      for (const pid of this.pidsIn(ns)) {
         try {
-          process.kill(Number(pid), "SIGKILL");
+          process.kill(pid, "SIGKILL");
         } catch {
           /* gone */
         }

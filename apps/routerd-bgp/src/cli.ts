@@ -12,9 +12,12 @@ diff, and writes the best paths into the kernel FIB (IPv4 and IPv6, ECMP) with r
 their sessions.
 
 On stop, gobgpd is stopped (its sessions close) but the FIB routes stay: a restarted routerd-bgp keeps
-them until the sessions have relearned them, so forwarding never stops. If routerd-bgp dies without
-stopping, gobgpd (and bfdd) keep running and the next routerd-bgp re-attaches to them; when none comes
-within --orphan-grace, they stop.
+them until the sessions have relearned them, so forwarding never stops. gobgpd and bfdd die with
+routerd-bgp however it ends (SIGKILL too: they run under setpriv --pdeathsig KILL when util-linux's
+setpriv is on the PATH), and a starting routerd-bgp stops one an earlier routerd-bgp left running
+(recorded in <state-dir>/bgp/<instance>/companions/, checked against /proc/<pid>/cmdline) before
+starting its own. With --keep-gobgpd they outlive routerd-bgp on purpose and the next routerd-bgp
+re-attaches to them without a session reset; when none comes within --orphan-grace, they stop.
 
 Options:
   --config FILE        {"router": {"name", "spec"}, "peers": [...]} as JSON, written by routerd serve (required)
@@ -23,7 +26,7 @@ Options:
   --state-dir DIR      state directory (default: ${DEFAULT_STATE_DIR})
   --root DIR           prefix for host files: rt_protos.d entry (default: /)
   --gobgpd PATH        gobgpd binary (default: gobgpd from PATH)
-  --keep-gobgpd        leave gobgpd running on stop (a restart re-attaches without a session reset)
+  --keep-gobgpd        gobgpd and bfdd outlive routerd-bgp (stop or crash); the next one re-attaches without a session reset
   --orphan-grace DUR   gobgpd and bfdd stop when no routerd-bgp has owned them this long (default: 60s)
   --stale-hold DUR     after a gobgpd restart, keep unrelearned FIB routes at most this long (default: 120s)
   --log-level LEVEL    trace, debug, info, warn, error or fatal (default: info)

@@ -1,11 +1,16 @@
 // A program routerd-bgp runs beside itself (gobgpd, bfdd): started detached (own process group) with a
-// record in <state-dir>/bgp/<router>/companions/<name>.pid, so a restarted routerd-bgp re-attaches to it
-// and its sessions survive; restarted with exponential back-off when it dies. Each one gets a keeper that
-// stops it once no routerd-bgp has owned it for the orphan grace (see @routerd/daemon-kit companions.ts).
+// record in <state-dir>/bgp/<router>/companions/<name>.pid; restarted with exponential back-off when it
+// dies. It dies with routerd-bgp: started through `setpriv --pdeathsig KILL` (util-linux) where that is
+// on the PATH, so even a SIGKILLed routerd-bgp takes it along; and a starting routerd-bgp stops a live one
+// its record names (its cmdline checked: a foreign process is never touched) before starting its own.
+// Only with `keep` (--keep-gobgpd) does it outlive routerd-bgp on purpose: no parent-death signal, the
+// record says kept, and the next routerd-bgp re-attaches to it without a session reset. Each one also gets
+// a keeper that stops it once no routerd-bgp has owned it for the orphan grace (@routerd/daemon-kit
+// companions.ts): the safety net for a kept one, and for systems without setpriv.
 import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { processMatches, readCompanionRecord, spawnKeeper, terminateProcess, writeCompanionRecord, type CompanionRecord } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 
@@ -27,6 +32,41 @@ export interface CompanionOptions {
   maxBackoffMs?: number;
   /** After the process is gone (cleans what it leaves behind). */
   afterExit?: (pid: number) => void;
+  /** Outlive routerd-bgp on purpose (--keep-gobgpd): no parent-death signal; the next routerd-bgp re-attaches. */
+  keep?: boolean;
+  /** setpriv's path, or none (default: looked up on PATH). */
+  setpriv?: string | undefined;
+}
+
+/** util-linux setpriv on the PATH (it sets PR_SET_PDEATHSIG, then execs the program: same pid). */
+export function findSetpriv(path: string = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(":")) {
+    if (dir === "") continue;
+    try {
+      accessSync(join(dir, "setpriv"), constants.X_OK);
+      return join(dir, "setpriv");
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
+}
+
+/** The command line a companion starts with: under setpriv --pdeathsig KILL unless it is kept (or there is no setpriv). */
+export function companionCommand(binary: string, args: string[], o: { keep: boolean; setpriv: string | undefined }): { command: string; argv: string[] } {
+  if (o.keep || o.setpriv === undefined) return { command: binary, argv: args };
+  return { command: o.setpriv, argv: ["--pdeathsig", "KILL", "--", binary, ...args] };
+}
+
+/** The process at `pid` is the companion: alive, its program is `binary` (or setpriv just before its exec), it names `match`. */
+export function isCompanion(pid: number, binary: string, match: string): boolean {
+  if (!processMatches(pid, match)) return false;
+  try {
+    const program = basename(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] ?? "");
+    return program === basename(binary) || program === "setpriv";
+  } catch {
+    return false;
+  }
 }
 
 const STABLE_AFTER_MS = 60_000;
@@ -40,6 +80,8 @@ export class CompanionProcess extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   restarts = 0;
+  /** Stale ones (left running by an earlier routerd-bgp) this one stopped at start. */
+  staleStopped = 0;
 
   constructor(private readonly opts: CompanionOptions) {
     super();
@@ -53,23 +95,33 @@ export class CompanionProcess extends EventEmitter {
     return join(this.opts.recordDir, `${this.opts.name}.keeper.pid`);
   }
 
-  /** The one a previous routerd-bgp left running, if any. */
-  private running(): number | undefined {
+  /** The one a previous routerd-bgp left running (its record, checked against /proc), if any. */
+  private running(): CompanionRecord | undefined {
     const rec = readCompanionRecord(this.recordFile);
-    return rec !== undefined && rec.match === this.opts.match && processMatches(rec.pid, rec.match) ? rec.pid : undefined;
+    return rec !== undefined && rec.match === this.opts.match && isCompanion(rec.pid, this.opts.binary, rec.match) ? rec : undefined;
   }
 
-  /** Attaches to a running one or starts one; returns whether it attached. */
+  /**
+   * Attaches to one a previous routerd-bgp kept running on purpose, or stops a stale one (it should have
+   * died with its routerd-bgp) and starts a fresh one; returns whether it attached.
+   */
   async start(): Promise<boolean> {
     this.stopped = false;
     const existing = this.running();
-    if (existing !== undefined) {
-      this.pid = existing;
+    if (existing?.kept === true) {
+      this.pid = existing.pid;
       this.startedAt = Date.now();
       this.ensureKeeper();
       this.watch();
-      this.opts.logger.info({ pid: existing }, `attached to running ${this.opts.name}`);
+      this.opts.logger.info({ pid: existing.pid }, `attached to running ${this.opts.name}`);
       return true;
+    }
+    if (existing !== undefined) {
+      this.opts.logger.warn({ stalePid: existing.pid }, `stopping a stale ${this.opts.name} an earlier routerd-bgp left running`);
+      this.staleStopped++;
+      await terminateProcess(existing.pid, existing.match, 5000);
+      this.opts.afterExit?.(existing.pid);
+      await this.stopKeeper();
     }
     await this.spawn();
     return false;
@@ -81,7 +133,9 @@ export class CompanionProcess extends EventEmitter {
     mkdirSync(dirname(logFile), { recursive: true });
     for (const f of this.opts.removeFiles ?? []) rmSync(f, { force: true });
     const log = openSync(logFile, "w");
-    const child = spawn(this.opts.binary, this.opts.args, { detached: true, stdio: ["ignore", log, log] });
+    const keep = this.opts.keep === true;
+    const { command, argv } = companionCommand(this.opts.binary, this.opts.args, { keep, setpriv: "setpriv" in this.opts ? this.opts.setpriv : findSetpriv() });
+    const child = spawn(command, argv, { detached: true, stdio: ["ignore", log, log] });
     closeSync(log);
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -91,7 +145,7 @@ export class CompanionProcess extends EventEmitter {
     const pid = child.pid!;
     this.pid = pid;
     this.startedAt = Date.now();
-    writeCompanionRecord(this.recordFile, { pid, match: this.opts.match });
+    writeCompanionRecord(this.recordFile, { pid, match: this.opts.match, ...(keep ? { kept: true } : {}) });
     child.once("exit", (code, signal) => this.died(pid, code ?? signal ?? "exit"));
     this.ensureKeeper();
     this.watch();
@@ -148,15 +202,20 @@ export class CompanionProcess extends EventEmitter {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.timer);
-    const pid = this.pid ?? this.running();
+    const pid = this.pid ?? this.running()?.pid;
     this.pid = undefined;
     if (pid !== undefined && pid > 0) {
       await terminateProcess(pid, this.opts.match, graceMs);
       this.opts.afterExit?.(pid);
     }
+    await this.stopKeeper();
+    for (const f of [this.recordFile, ...(this.opts.removeFiles ?? [])]) rmSync(f, { force: true });
+  }
+
+  private async stopKeeper(): Promise<void> {
     const keeper = readCompanionRecord(this.keeperFile);
     if (keeper !== undefined) await terminateProcess(keeper.pid, keeper.match, 1000);
-    for (const f of [this.recordFile, this.keeperFile, ...(this.opts.removeFiles ?? [])]) rmSync(f, { force: true });
+    rmSync(this.keeperFile, { force: true });
   }
 
   /** Leaves it running (a restarted routerd-bgp re-attaches; its keeper keeps watching); only stops watching it. */

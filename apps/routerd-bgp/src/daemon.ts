@@ -109,6 +109,7 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
       const ownerFile = writeOwnerRecord(bgpStateDir(stateDir, opts.instance), OWNER_MATCH);
       router = new BgpRouter({
         owner: { file: ownerFile, match: OWNER_MATCH, graceMs: opts.orphanGraceMs ?? 60_000 },
+        keepCompanions: opts.keepGobgpd === true,
         config,
         paths: gobgpdPaths(runDir, stateDir, opts.instance),
         bfdPaths: bfddPaths(runDir, stateDir, opts.instance),

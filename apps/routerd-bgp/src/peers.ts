@@ -15,6 +15,8 @@ export interface PeerView {
   since: number;
   /** ms epoch the session became Established; undefined when it is not. */
   establishedAt?: number;
+  /** ms epoch of the last path (announce or withdraw) heard from it. */
+  heardAt?: number;
   received: number;
   accepted: number;
   advertised: number;
@@ -75,14 +77,23 @@ export class PeerTable {
     }
   }
 
-  /** How long every neighbor has been Established (since the last of them came up); -1 when one is not. */
-  allEstablishedFor(now = Date.now()): number {
-    let latest = 0;
+  heard(address: string, at: number): void {
+    const v = this.peers.get(address);
+    if (v !== undefined) v.heardAt = at;
+  }
+
+  /**
+   * Every neighbor has re-sent its table since its session came up: Established for quietMs, and either
+   * heard from since then and quiet for quietMs, or silent for silentMs (a neighbor announcing nothing).
+   * GoBGP's watch stream reports no End-of-RIB, so "re-sent" is judged by time; never before the first path.
+   */
+  relearned(now: number, quietMs: number, silentMs: number): boolean {
     for (const v of this.peers.values()) {
-      if (v.establishedAt === undefined) return -1;
-      latest = Math.max(latest, v.establishedAt);
+      if (v.establishedAt === undefined || now - v.establishedAt < quietMs) return false;
+      const heardSinceUp = v.heardAt !== undefined && v.heardAt >= v.establishedAt;
+      if (heardSinceUp ? now - v.heardAt! < quietMs : now - v.establishedAt < silentMs) return false;
     }
-    return now - latest;
+    return true;
   }
 
   counts(peers: Peer[]): void {

@@ -5,7 +5,8 @@ import type { ClientReadableStream } from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { bgpFibTarget } from "@routerd/api";
 import { writeFileAtomic } from "@routerd/resource";
-import type { Peer, WatchEventResponse } from "@routerd/gobgp-api/gen/gobgp";
+import type { Peer } from "@routerd/gobgp-api/gen/gobgp";
+import type { WatchEvent } from "./gobgp/watch-decode.js";
 import { durationMs } from "@routerd/api";
 import type { Logger } from "pino";
 import type { BgpConfig } from "./config/config.js";
@@ -40,6 +41,8 @@ export interface RouterOptions {
   gobgpdLogLevel?: string;
   /** The owner record the companions' keepers watch (none: no keepers). */
   owner?: { file: string; match: string; graceMs: number };
+  /** gobgpd and bfdd outlive routerd-bgp on purpose (--keep-gobgpd); otherwise they die with it. */
+  keepCompanions?: boolean;
   /** After a gobgpd restart, routes it has not relearned are dropped after this long at the latest. */
   staleHoldMs?: number;
   /** ...or once every neighbor is Established and no path arrived for this long. */
@@ -60,6 +63,9 @@ function readOptional(path: string): string | undefined {
 
 const durationMsOr = (d: string | undefined, fallback: number) => (d === undefined ? fallback : durationMs(d));
 
+/** A neighbor Established this long without sending a path announces nothing: retained routes need not wait for it. */
+const SILENT_NEIGHBOR_MS = 10_000;
+
 export type RouterPhase = "Starting" | "Running" | "GobgpdDown" | "Failed";
 
 export class BgpRouter {
@@ -73,7 +79,7 @@ export class BgpRouter {
   private readonly graceful: GracefulRestartTracker;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
-  private stream: ClientReadableStream<WatchEventResponse> | undefined;
+  private stream: ClientReadableStream<WatchEvent> | undefined;
   private monitor: RouteMonitor | undefined;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -94,6 +100,7 @@ export class BgpRouter {
       paths: opts.paths,
       ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       logger: opts.logger.child({ component: "gobgpd" }),
+      keep: opts.keepCompanions === true,
       ...(opts.gobgpdBinary !== undefined ? { binary: opts.gobgpdBinary } : {}),
       ...(opts.gobgpdLogLevel !== undefined ? { logLevel: opts.gobgpdLogLevel } : {}),
     });
@@ -108,6 +115,7 @@ export class BgpRouter {
       logger: opts.logger.child({ component: "bfd" }),
       ...(opts.bfddBinary !== undefined ? { binary: opts.bfddBinary } : {}),
       ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+      keep: opts.keepCompanions === true,
       bgp: { disable: (a, why) => this.client.disablePeer(a, why).then(() => undefined), enable: (a) => this.client.enablePeer(a).then(() => undefined) },
       ...(opts.onBfdTransition !== undefined ? { onTransition: opts.onBfdTransition } : {}),
       onChange: () => opts.onChange?.(),
@@ -142,6 +150,9 @@ export class BgpRouter {
         this.applied = appliedFromJson(readOptional(this.opts.appliedFile), this.process.pid ?? -1);
       } else {
         this.applied = emptyApplied();
+        // A fresh gobgpd: no session is up, and the sweep waits until the set-up is through (phase Running).
+        this.phase = "Starting";
+        this.peers.allDown();
         this.rib.clear();
         // A fresh gobgpd has an empty RIB: keep what the kernel has until the sessions relearn it.
         this.fib?.retainUntilSweep();
@@ -226,6 +237,7 @@ export class BgpRouter {
     for (const p of paths) {
       this.rib.apply(p);
       this.graceful.heard(p.neighbor, this.lastPathAt);
+      this.peers.heard(p.neighbor, this.lastPathAt);
     }
     this.reevaluate(paths.map((p) => p.prefix));
   }
@@ -311,7 +323,9 @@ export class BgpRouter {
     const quiet = this.opts.quietMs ?? 1000;
     this.sweepTimer = setInterval(() => {
       const now = Date.now();
-      const settled = this.peers.allEstablishedFor(now) >= quiet && now - this.lastPathAt >= quiet;
+      // Each neighbor must have re-sent its table: a sweep before its paths arrived would blackhole them.
+      // (Not before the set-up is through: until the config is applied the neighbor table is empty.)
+      const settled = this.phase === "Running" && this.peers.relearned(now, quiet, SILENT_NEIGHBOR_MS);
       if (settled || now - this.holdingSince >= hold) {
         clearInterval(this.sweepTimer);
         const dropped = this.fib?.sweep() ?? 0;

@@ -79,7 +79,7 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
     establishedPeers: established,
     acceptedPrefixes: views.reduce((n, v) => n + v.accepted, 0),
     observedAt,
-    gobgpd: { pid: router.process.pid ?? 0, restarts: router.process.restarts, attached: router.attached, phase: router.phase, error: router.lastError },
+    gobgpd: { pid: router.process.pid ?? 0, restarts: router.process.restarts, staleStopped: router.process.staleStopped, attached: router.attached, phase: router.phase, error: router.lastError },
     ...(sessions.length > 0 ? { bfdd: { pid: router.bfd.bfddPid ?? 0 } } : {}),
     ...(fib !== undefined
       ? {

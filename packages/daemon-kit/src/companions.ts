@@ -18,6 +18,8 @@ export interface CompanionRecord {
   pid: number;
   /** A word of /proc/<pid>/cmdline that identifies the program (pids get reused). */
   match: string;
+  /** Left running on purpose for the next daemon to re-attach (otherwise one found running is stale). */
+  kept?: boolean;
 }
 
 export function companionsDir(daemonStateDir: string): string {
@@ -41,7 +43,8 @@ export function writeCompanionRecord(path: string, rec: CompanionRecord): void {
 export function readCompanionRecord(path: string): CompanionRecord | undefined {
   try {
     const rec = JSON.parse(readFileSync(path, "utf8")) as Partial<CompanionRecord>;
-    return Number.isInteger(rec.pid) && typeof rec.match === "string" ? { pid: rec.pid!, match: rec.match } : undefined;
+    if (!Number.isInteger(rec.pid) || typeof rec.match !== "string") return undefined;
+    return { pid: rec.pid!, match: rec.match, ...(rec.kept === true ? { kept: true } : {}) };
   } catch {
     return undefined;
   }

@@ -16,7 +16,7 @@ export function bfddArgs(paths: BfddPaths): string[] {
   return ["-u", "root", "-g", "frrvty", "-f", paths.config, "-i", paths.pidFile, "--vty_socket", paths.vtyDir, "-z", paths.zebra, "--bfdctl", paths.control, "-A", "127.0.0.1", "-P", "0", "--log", `file:${paths.logFile}`];
 }
 
-export function bfddProcess(o: { paths: BfddPaths; binary?: string; logger: Logger; owner?: { file: string; match: string; graceMs: number } }): CompanionProcess {
+export function bfddProcess(o: { paths: BfddPaths; binary?: string; logger: Logger; owner?: { file: string; match: string; graceMs: number }; keep?: boolean }): CompanionProcess {
   return new CompanionProcess({
     name: "bfdd",
     binary: o.binary ?? BFDD_BINARY,
@@ -27,6 +27,7 @@ export function bfddProcess(o: { paths: BfddPaths; binary?: string; logger: Logg
     removeFiles: [o.paths.control, o.paths.pidFile, `${o.paths.vtyDir}/bfdd.vty`],
     ...(o.owner !== undefined ? { owner: o.owner } : {}),
     logger: o.logger,
+    keep: o.keep === true,
     afterExit: (pid) => rmSync(`/var/tmp/frr/bfdd.${pid}`, { recursive: true, force: true }),
   });
 }

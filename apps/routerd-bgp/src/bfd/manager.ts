@@ -49,6 +49,8 @@ export interface BfdManagerOptions {
   logger: Logger;
   binary?: string;
   owner?: { file: string; match: string; graceMs: number };
+  /** bfdd outlives routerd-bgp on purpose (--keep-gobgpd). */
+  keep?: boolean;
   /** The BGP side. */
   bgp: { disable(address: string, why: string): Promise<void>; enable(address: string): Promise<void> };
   onTransition?: (t: BfdTransition) => void;
@@ -95,7 +97,7 @@ export class BfdManager {
     mkdirSync(this.opts.paths.runDir, { recursive: true });
     if (changed) writeFileAtomic(this.opts.paths.config, content, 0o600);
     if (this.process === undefined) {
-      this.process = bfddProcess({ paths: this.opts.paths, logger: this.opts.logger.child({ component: "bfdd" }), ...(this.opts.binary !== undefined ? { binary: this.opts.binary } : {}), ...(this.opts.owner !== undefined ? { owner: this.opts.owner } : {}) });
+      this.process = bfddProcess({ paths: this.opts.paths, logger: this.opts.logger.child({ component: "bfdd" }), ...(this.opts.binary !== undefined ? { binary: this.opts.binary } : {}), ...(this.opts.owner !== undefined ? { owner: this.opts.owner } : {}), keep: this.opts.keep === true });
       const attached = await this.process.start();
       if (attached && changed) await this.restartBfdd();
     } else if (changed) {

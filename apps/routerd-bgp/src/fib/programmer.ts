@@ -125,6 +125,7 @@ export class FibProgrammer {
       return;
     }
     if (deleted) this.kernel.delete(route.prefix);
+    else if (this.kernel.get(route.prefix) === route.hops) return; // our own write confirmed: nothing to do
     else this.kernel.set(route.prefix, route.hops);
     this.mark(route.prefix);
   }

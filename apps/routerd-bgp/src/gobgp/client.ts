@@ -25,9 +25,9 @@ import {
   type SetPolicyAssignmentRequest,
   type StartBgpRequest,
   type UpdatePeerRequest,
-  type WatchEventRequest,
-  type WatchEventResponse,
+  WatchEventRequest,
 } from "@routerd/gobgp-api/gen/gobgp";
+import { decodeWatchEvent, type WatchEvent } from "./watch-decode.js";
 
 type Unary<Req, Res> = (req: Req, cb: (err: ServiceError | null, res: Res) => void) => unknown;
 
@@ -126,8 +126,9 @@ export class GobgpClient {
     return collect(this.raw.listPath(req as ListPathRequest), (r) => r);
   }
 
-  watch(req: WatchEventRequest): ClientReadableStream<WatchEventResponse> {
-    return this.raw.watchEvent(req);
+  /** WatchEvent with the wire decoder of watch-decode.ts (the generated one is too costly for full tables). */
+  watch(req: WatchEventRequest): ClientReadableStream<WatchEvent> {
+    return this.raw.makeServerStreamRequest("/apipb.GobgpApi/WatchEvent", (v: WatchEventRequest) => Buffer.from(WatchEventRequest.encode(v).finish()), decodeWatchEvent, req);
   }
 
   close(): void {

@@ -1,21 +1,11 @@
 // GoBGP carries NLRI and path attributes as google.protobuf.Any: this packs the few routerd-bgp sends and
-// unpacks the few it reads. Decoding is on the FIB's hot path (100k paths at start-up), so only the NLRI
-// and the next hop are decoded there; the rest on demand for listings.
-import {
-  AsPathAttribute,
-  CommunitiesAttribute,
-  IPAddressPrefix,
-  LocalPrefAttribute,
-  MpReachNLRIAttribute,
-  MultiExitDiscAttribute,
-  NextHopAttribute,
-  OriginAttribute,
-} from "@routerd/gobgp-api/gen/attribute";
+// unpacks NLRIs; path attributes are decoded by attrs.ts (one decoder for the FIB and the listings).
+import { AsPathAttribute, CommunitiesAttribute, IPAddressPrefix, MpReachNLRIAttribute, NextHopAttribute, OriginAttribute } from "@routerd/gobgp-api/gen/attribute";
 import { Family_Afi, Family_Safi, type Family, type Path } from "@routerd/gobgp-api/gen/gobgp";
 import type { Any } from "@routerd/gobgp-api/gen/google/protobuf/any";
+import { TYPE_PREFIX, communityText, decodePathAttrs, originName } from "./attrs.js";
 
-/** The typeUrl prefix of every GoBGP API message packed in an Any. */
-export const TYPE_PREFIX = "type.googleapis.com/apipb.";
+export { TYPE_PREFIX, communityText };
 
 export const FAMILY_IPV4: Family = { afi: Family_Afi.AFI_IP, safi: Family_Safi.SAFI_UNICAST };
 export const FAMILY_IPV6: Family = { afi: Family_Afi.AFI_IP6, safi: Family_Safi.SAFI_UNICAST };
@@ -33,70 +23,52 @@ function pack<T>(name: string, codec: Codec<T>, message: T): Any {
 
 const is = (any: Any, name: string) => any.typeUrl.length === TYPE_PREFIX.length + name.length && any.typeUrl.endsWith(name);
 
-/** A best path as the FIB needs it. */
-export interface FibPath {
-  /** Canonical "address/length" as GoBGP prints it. */
-  prefix: string;
-  /** "" when the path has no usable next hop. */
-  nextHop: string;
-  withdraw: boolean;
-  /** Originated here (redistributed or added through the API), not learned from a neighbor. */
-  local: boolean;
-  neighbor: string;
-}
-
 export function prefixOf(nlri: Any | undefined): string | undefined {
   if (nlri === undefined || !is(nlri, "IPAddressPrefix")) return undefined;
   const p = IPAddressPrefix.decode(nlri.value);
   return `${p.prefix}/${p.prefixLen}`;
 }
 
-function nextHopOf(pattrs: Any[]): string {
-  for (const a of pattrs) {
-    if (is(a, "NextHopAttribute")) return NextHopAttribute.decode(a.value).nextHop;
-    // IPv6: the first next hop is the global address; a link-local one may follow.
-    if (is(a, "MpReachNLRIAttribute")) return MpReachNLRIAttribute.decode(a.value).nextHops[0] ?? "";
-  }
-  return "";
-}
-
 const isLocal = (p: Path) => p.neighborIp === "" || p.neighborIp === "<nil>" || (p.uuid !== undefined && p.uuid.length > 0);
 
-export function fibPathOf(p: Path): FibPath | undefined {
-  const prefix = prefixOf(p.nlri);
-  if (prefix === undefined) return undefined;
-  return { prefix, nextHop: p.isWithdraw ? "" : nextHopOf(p.pattrs), withdraw: p.isWithdraw, local: isLocal(p), neighbor: p.neighborIp };
-}
-
-/** The attributes shown by `routerctl bgp routes`. */
-export interface PathDetails extends FibPath {
+/** A path as `routerctl bgp routes` shows it: the attributes as the best-path choice reads them (attrs.ts). */
+export interface PathDetails {
+  /** Canonical "address/length" as GoBGP prints it. */
+  prefix: string;
+  /** "" when the path has no usable next hop (or is a withdraw). */
+  nextHop: string;
+  withdraw: boolean;
+  /** Originated here (redistributed or added through the API), not learned from a neighbor. */
+  local: boolean;
+  neighbor: string;
   best: boolean;
-  origin?: string;
+  origin: string;
   asPath: number[];
+  /** As received (undefined: absent, DEFAULT_LOCAL_PREF applies). */
   localPref?: number;
-  med?: number;
+  /** MISSING_MED (0) when absent, as in the best-path choice. */
+  med: number;
   communities: string[];
   ageSeconds?: number;
 }
 
-const ORIGINS = ["igp", "egp", "incomplete"];
-
-export function communityText(c: number): string {
-  const WELL_KNOWN: Record<number, string> = { 0xffffff01: "no-export", 0xffffff02: "no-advertise", 0xffffff03: "no-export-subconfed", 0xffff029a: "blackhole" };
-  return WELL_KNOWN[c] ?? `${c >>> 16}:${c & 0xffff}`;
-}
-
 export function pathDetails(p: Path, now = Date.now()): PathDetails | undefined {
-  const base = fibPathOf(p);
-  if (base === undefined) return undefined;
-  const d: PathDetails = { ...base, best: p.best, asPath: [], communities: [] };
-  for (const a of p.pattrs) {
-    if (is(a, "OriginAttribute")) d.origin = ORIGINS[OriginAttribute.decode(a.value).origin] ?? "incomplete";
-    else if (is(a, "AsPathAttribute")) d.asPath = AsPathAttribute.decode(a.value).segments.flatMap((s) => s.numbers);
-    else if (is(a, "LocalPrefAttribute")) d.localPref = LocalPrefAttribute.decode(a.value).localPref;
-    else if (is(a, "MultiExitDiscAttribute")) d.med = MultiExitDiscAttribute.decode(a.value).med;
-    else if (is(a, "CommunitiesAttribute")) d.communities = CommunitiesAttribute.decode(a.value).communities.map(communityText);
-  }
+  const prefix = prefixOf(p.nlri);
+  if (prefix === undefined) return undefined;
+  const a = decodePathAttrs(p.pattrs);
+  const d: PathDetails = {
+    prefix,
+    nextHop: p.isWithdraw ? "" : a.nextHop,
+    withdraw: p.isWithdraw,
+    local: isLocal(p),
+    neighbor: p.neighborIp,
+    best: p.best,
+    origin: originName(a.origin),
+    asPath: a.asns,
+    med: a.med,
+    communities: a.communities.map(communityText),
+  };
+  if (a.localPref !== undefined) d.localPref = a.localPref;
   if (p.age !== undefined) d.ageSeconds = Math.max(0, Math.round((now - p.age.getTime()) / 1000));
   return d;
 }

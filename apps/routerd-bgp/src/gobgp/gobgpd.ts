@@ -12,6 +12,8 @@ export interface GobgpdOptions {
   /** gobgpd's log level (its log goes to paths.logFile, truncated at each start). */
   logLevel?: string;
   owner?: { file: string; match: string; graceMs: number };
+  /** Outlive routerd-bgp on purpose (--keep-gobgpd); otherwise it dies with routerd-bgp. */
+  keep?: boolean;
 }
 
 export function gobgpdProcess(o: GobgpdOptions): CompanionProcess {
@@ -26,5 +28,6 @@ export function gobgpdProcess(o: GobgpdOptions): CompanionProcess {
     removeFiles: [socket],
     ...(o.owner !== undefined ? { owner: o.owner } : {}),
     logger: o.logger,
+    keep: o.keep === true,
   });
 }

@@ -10,11 +10,11 @@ import {
   WatchEventRequest_Table_Filter_Type,
   WatchEventResponse_PeerEvent_Type,
   type Peer,
-  type WatchEventResponse,
 } from "@routerd/gobgp-api/gen/gobgp";
 import { adjInPaths, type AdjInPath } from "../rib/attrs.js";
 import type { GobgpClient } from "./client.js";
 import { familyOf } from "./codec.js";
+import type { WatchEvent } from "./watch-decode.js";
 
 export interface WatchHandlers {
   onPeer(peer: Peer, type: WatchEventResponse_PeerEvent_Type): void;
@@ -22,14 +22,12 @@ export interface WatchHandlers {
   onEnd(err: Error | undefined): void;
 }
 
-export function watchGobgp(client: GobgpClient, handlers: WatchHandlers): ClientReadableStream<WatchEventResponse> {
+export function watchGobgp(client: GobgpClient, handlers: WatchHandlers): ClientReadableStream<WatchEvent> {
   const stream = client.watch({ peer: {}, table: { filters: [{ type: WatchEventRequest_Table_Filter_Type.ADJIN, init: false }] } });
-  stream.on("data", (ev: WatchEventResponse) => {
+  stream.on("data", (ev: WatchEvent) => {
     if (ev.peer !== undefined) {
       if (ev.peer.peer !== undefined) handlers.onPeer(ev.peer.peer, ev.peer.type);
-    } else if (ev.table !== undefined) {
-      handlers.onPaths(adjInPaths(ev.table.paths));
-    }
+    } else if (ev.paths !== undefined) handlers.onPaths(ev.paths);
   });
   let ended = false;
   const end = (err?: Error) => {

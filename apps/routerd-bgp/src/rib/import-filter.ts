@@ -5,25 +5,10 @@
 // communities; then the actions that matter for forwarding (local preference, next-hop rewrite).
 import { isIPv6 } from "node:net";
 import type { DirectionPolicy } from "../gobgp/policy.js";
+import { DEFAULT_LOCAL_PREF, communityValue } from "../gobgp/attrs.js";
 import type { PathAttrs } from "./attrs.js";
 
-const WELL_KNOWN: Record<string, number> = {
-  "no-export": 0xffffff01,
-  "no-advertise": 0xffffff02,
-  "no-export-subconfed": 0xffffff03,
-  blackhole: 0xffff029a,
-  "graceful-shutdown": 0xffff0000,
-  "llgr-stale": 0xffff0006,
-  "no-llgr": 0xffff0007,
-};
-
-/** "65000:100" or a well-known name → the 32-bit community value. */
-export function communityValue(text: string): number {
-  const known = WELL_KNOWN[text];
-  if (known !== undefined) return known;
-  const [hi, lo] = text.split(":").map(Number) as [number, number];
-  return ((hi << 16) | lo) >>> 0;
-}
+export { communityValue };
 
 function addressBits(address: string): bigint {
   if (!isIPv6(address)) return address.split(".").reduce((acc, o) => (acc << 8n) | BigInt(Number(o)), 0n);
@@ -63,7 +48,6 @@ export interface Accepted {
 /** (prefix, attributes) → what the FIB uses of an accepted path, or undefined when the policy rejects it. */
 export type ImportFilter = (prefix: string, attrs: PathAttrs) => Accepted | undefined;
 
-const DEFAULT_LOCAL_PREF = 100;
 
 export function importFilter(neighbor: string, ownAsn: number, p: DirectionPolicy): ImportFilter {
   const imp = p.import ?? {};

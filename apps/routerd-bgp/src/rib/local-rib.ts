@@ -15,11 +15,19 @@ export interface NeighborRib {
   filter: ImportFilter;
 }
 
-interface Entry {
+/**
+ * One neighbor's path: shared by every prefix of one UPDATE (the attributes are decoded once per UPDATE, see
+ * attrs.ts), so a prefix with one path costs its map entry and nothing else. `seq` orders it against the
+ * neighbor's last session loss (graceful restart): older paths are stale.
+ */
+interface RibPath {
   neighbor: string;
   attrs: PathAttrs;
-  stale: boolean;
+  seq: number;
 }
+
+/** A prefix's paths: one (the usual case, no array) or several. */
+type Slot = RibPath | RibPath[];
 
 interface Candidate extends Accepted {
   attrs: PathAttrs;
@@ -38,11 +46,16 @@ function compare(a: Candidate, b: Candidate): number {
 }
 
 export class LocalRib {
-  /** prefix → the paths of every neighbor that announced it (usually one). */
-  private readonly paths = new Map<string, Entry[]>();
+  /** prefix → the path of every neighbor that announced it. */
+  private readonly paths = new Map<string, Slot>();
   private neighbors = new Map<string, NeighborRib>();
   /** Neighbors that announced something since they were last dropped (spares a scan per state change). */
   private readonly announcing = new Set<string>();
+  /** Neighbor → the seq its session was lost at (graceful restart): its paths older than that are stale. */
+  private readonly staleBefore = new Map<string, number>();
+  private seq = 0;
+  /** The path built for the last announcement: the next prefix of the same UPDATE shares it. */
+  private last: RibPath | undefined;
   /** Prefixes this router originates itself: never installed (the local path wins in GoBGP too). */
   private local: (prefix: string) => boolean = () => false;
 
@@ -60,51 +73,69 @@ export class LocalRib {
     return this.paths.keys();
   }
 
+  private pathFor(neighbor: string, attrs: PathAttrs): RibPath {
+    const last = this.last;
+    if (last !== undefined && last.attrs === attrs && last.neighbor === neighbor) return last;
+    this.last = { neighbor, attrs, seq: ++this.seq };
+    return this.last;
+  }
+
   /** One path announced or withdrawn. */
   apply(p: AdjInPath): void {
-    const list = this.paths.get(p.prefix);
-    const i = list === undefined ? -1 : list.findIndex((e) => e.neighbor === p.neighbor);
+    const slot = this.paths.get(p.prefix);
     if (p.attrs === undefined) {
-      if (i < 0) return;
-      if (list!.length === 1) this.paths.delete(p.prefix);
-      else list!.splice(i, 1);
+      if (slot !== undefined) this.remove(p.prefix, slot, (e) => e.neighbor === p.neighbor);
       return;
     }
     this.announcing.add(p.neighbor);
-    const entry: Entry = { neighbor: p.neighbor, attrs: p.attrs, stale: false };
-    if (list === undefined) this.paths.set(p.prefix, [entry]);
-    else if (i < 0) list.push(entry);
-    else list[i] = entry;
+    const path = this.pathFor(p.neighbor, p.attrs);
+    if (slot === undefined || (!Array.isArray(slot) && slot.neighbor === p.neighbor)) this.paths.set(p.prefix, path);
+    else if (!Array.isArray(slot)) this.paths.set(p.prefix, [slot, path]);
+    else {
+      const i = slot.findIndex((e) => e.neighbor === p.neighbor);
+      if (i < 0) slot.push(path);
+      else slot[i] = path;
+    }
+  }
+
+  /** Removes the prefix's paths that `match`; returns whether one was removed. */
+  private remove(prefix: string, slot: Slot, match: (e: RibPath) => boolean): boolean {
+    if (!Array.isArray(slot)) {
+      if (!match(slot)) return false;
+      this.paths.delete(prefix);
+      return true;
+    }
+    const i = slot.findIndex(match);
+    if (i < 0) return false;
+    slot.splice(i, 1);
+    if (slot.length === 1) this.paths.set(prefix, slot[0]!);
+    return true;
   }
 
   /** The neighbor's session went down: its paths go (stale: they stay, marked, for graceful restart). */
   dropNeighbor(neighbor: string, keepStale = false): string[] {
-    const changed: string[] = [];
-    if (!keepStale) this.announcing.delete(neighbor);
-    for (const [prefix, list] of this.paths) {
-      const i = list.findIndex((e) => e.neighbor === neighbor);
-      if (i < 0) continue;
-      if (keepStale) {
-        list[i]!.stale = true;
-        continue;
-      }
-      changed.push(prefix);
-      if (list.length === 1) this.paths.delete(prefix);
-      else list.splice(i, 1);
+    if (keepStale) {
+      // Everything it sent so far is older than this mark: stale until re-announced or swept.
+      this.staleBefore.set(neighbor, ++this.seq);
+      this.last = undefined;
+      return [];
     }
-    return changed;
+    this.announcing.delete(neighbor);
+    this.staleBefore.delete(neighbor);
+    return this.removeWhere((e) => e.neighbor === neighbor);
   }
 
   /** Graceful restart over: the neighbor's paths it did not re-announce go. */
   sweepStale(neighbor: string): string[] {
+    const before = this.staleBefore.get(neighbor);
+    if (before === undefined) return [];
+    this.staleBefore.delete(neighbor);
+    return this.removeWhere((e) => e.neighbor === neighbor && e.seq < before);
+  }
+
+  private removeWhere(match: (e: RibPath) => boolean): string[] {
     const changed: string[] = [];
-    for (const [prefix, list] of this.paths) {
-      const i = list.findIndex((e) => e.neighbor === neighbor && e.stale);
-      if (i < 0) continue;
-      changed.push(prefix);
-      if (list.length === 1) this.paths.delete(prefix);
-      else list.splice(i, 1);
-    }
+    for (const [prefix, slot] of this.paths) if (this.remove(prefix, slot, match)) changed.push(prefix);
     return changed;
   }
 
@@ -112,6 +143,8 @@ export class LocalRib {
   clear(): void {
     this.paths.clear();
     this.announcing.clear();
+    this.staleBefore.clear();
+    this.last = undefined;
   }
 
   hasPathsFrom(neighbor: string): boolean {
@@ -121,22 +154,20 @@ export class LocalRib {
   /** Neighbors with paths here that `keep` does not hold. */
   neighborsNotIn(keep: ReadonlyMap<string, unknown>): Set<string> {
     const out = new Set<string>();
-    for (const list of this.paths.values()) for (const e of list) if (!keep.has(e.neighbor)) out.add(e.neighbor);
+    for (const slot of this.paths.values()) for (const e of Array.isArray(slot) ? slot : [slot]) if (!keep.has(e.neighbor)) out.add(e.neighbor);
     return out;
   }
 
   /** The prefix's installable equal-cost next hops, "" for none. */
   best(prefix: string): NextHopKey {
-    const list = this.paths.get(prefix);
-    if (list === undefined || this.local(prefix)) return "";
+    const slot = this.paths.get(prefix);
+    if (slot === undefined || this.local(prefix)) return "";
+    if (!Array.isArray(slot)) return this.candidate(prefix, slot)?.nextHop ?? "";
     let best: Candidate | undefined;
     let hops: string[] = [];
-    for (const e of list) {
-      const n = this.neighbors.get(e.neighbor);
-      if (n === undefined) continue;
-      const acc = n.filter(prefix, e.attrs);
-      if (acc === undefined) continue;
-      const c: Candidate = { ...acc, attrs: e.attrs, ibgp: n.ibgp };
+    for (const e of slot) {
+      const c = this.candidate(prefix, e);
+      if (c === undefined) continue;
       const d = best === undefined ? -1 : compare(c, best);
       if (d < 0) {
         best = c;
@@ -144,6 +175,14 @@ export class LocalRib {
       } else if (d === 0 && !hops.includes(c.nextHop)) hops.push(c.nextHop);
     }
     return hops.length <= 1 ? (hops[0] ?? "") : hops.sort().join(",");
+  }
+
+  /** The path as its neighbor's import policy accepts it; undefined: rejected, or not a neighbor (any more). */
+  private candidate(prefix: string, e: RibPath): Candidate | undefined {
+    const n = this.neighbors.get(e.neighbor);
+    if (n === undefined) return undefined;
+    const acc = n.filter(prefix, e.attrs);
+    return acc === undefined ? undefined : { ...acc, attrs: e.attrs, ibgp: n.ibgp };
   }
 }
 
