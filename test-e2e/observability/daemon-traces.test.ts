@@ -1,7 +1,8 @@
 // The daemons' own spans over OTLP: `routerd serve` in a namespace runs routerd-dhcpv4-client against a
 // real DHCP server (dnsmasq in a second namespace, short T1 so a renewal follows within seconds) and
 // exports traces to the OTLP receiver (otlp-receiver.mjs). The lease transactions arrive as
-// dhcpv4.acquire (DISCOVER → ACK, a child span per phase) and dhcpv4.renew spans, with the daemon's resource.
+// dhcpv4.acquire (DISCOVER → ACK, a child span per phase) and dhcpv4.renew spans, with the daemon's resource;
+// a SIGHUP reload arrives as a <daemon>.reload span.
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
@@ -91,5 +92,14 @@ describe("daemon traces", () => {
     const renew = await until("a dhcpv4.renew span", () => spans().find((x) => x.span.name === "dhcpv4.renew"), 60_000, 1000);
     expect(renew.attrs).toMatchObject({ "dhcpv4.from": "bound", "dhcpv4.address": acquire.attrs["dhcpv4.address"] });
     expect(BigInt(renew.span.startTimeUnixNano) > BigInt(acquire.span.endTimeUnixNano)).toBe(true);
+  });
+
+  it("a daemon's reload (SIGHUP, what routerd-dns-resolver's config reloads go through) is a span", { timeout: 60_000 }, async () => {
+    process.kill(router.pid("wan")!, "SIGHUP");
+    const reload = await until("a reload span", () => spans().find((x) => x.span.name.endsWith(".reload")), 45_000, 1000);
+    expect(reload.span.name).toBe("dhcpv4-client.reload");
+    expect(reload.resource).toMatchObject({ "service.name": "routerd-dhcpv4-client", "service.namespace": "edge" });
+    expect(reload.attrs).toMatchObject({ "routerd.instance": "wan" });
+    expect(reload.span.status?.code ?? 0).not.toBe(2);
   });
 });
