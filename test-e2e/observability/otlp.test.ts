@@ -5,13 +5,13 @@
 // collector killed mid-run costs counted drops while serve and a Loki sink carry on.
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
 import { ROUTERD } from "../lib/netns.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
 import { Lab } from "../dhcpv4-client/netns.js";
 import { attributes } from "./otlp-decode.mjs";
+import { getJson, startReceiver } from "./receiver.js";
 
 type Attrs = Record<string, unknown>;
 interface KeyValues {
@@ -62,12 +62,8 @@ let samplingRate = 1;
 /** Where otlp points (plain http to `otlp` until the TLS test). */
 let target: { endpoint?: string; tls?: Record<string, string> } = {};
 
-function inNs(argv: string[]): string {
-  return execFileSync("ip", ["netns", "exec", router.ns, ...argv], { encoding: "utf8", timeout: 10_000 });
-}
-
 function received(receiver = otlp, scheme = "http"): Received {
-  return JSON.parse(inNs(["curl", "-sfk", `${scheme}://127.0.0.1:${receiver.port}/received`])) as Received;
+  return getJson<Received>(router.ns, `${scheme}://127.0.0.1:${receiver.port}/received`);
 }
 
 /** Every log record with its resource's attributes and the request's headers. */
@@ -84,16 +80,7 @@ function metrics(r: Received) {
 }
 
 async function start(script: string, args: string[] = []): Promise<{ child: ChildProcess; port: number }> {
-  const child = lab.spawn(router.ns, [process.execPath, join(import.meta.dirname, script), ...args]);
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("\n")) resolve(out.split("\n")[0]!);
-    });
-    child.once("exit", (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-  const ports = JSON.parse(line) as { port?: number; loki?: number };
+  const { child, ports } = await startReceiver<{ port?: number; loki?: number }>(lab, router.ns, script, args);
   return { child, port: (ports.port ?? ports.loki)! };
 }
 
@@ -198,6 +185,15 @@ describe("OTLP export", () => {
     }
   });
 
+  it("daemons trace their operations: routerd-healthcheck's transitions as spans, with its resource", { timeout: 60_000 }, async () => {
+    const transition = await until("a healthcheck.transition span", () => spans(received()).find((x) => x.span.name === "healthcheck.transition"), 45_000, 500);
+    expect(transition.resource).toMatchObject({ "service.name": "routerd-healthcheck", "service.namespace": "home-lab", site: "lab", "deployment.environment": "test" });
+    expect(String(transition.resource["service.instance.id"])).toMatch(/\/routerd-healthcheck\/default$/);
+    expect(attrs(transition.span)).toMatchObject({ "healthcheck.probe": "self", "healthcheck.type": "icmp", "healthcheck.target": "127.0.0.1", "healthcheck.from": "Unknown" });
+    expect(transition.span.parentSpanId ?? "").toBe("");
+    expect(BigInt(transition.span.endTimeUnixNano) >= BigInt(transition.span.startTimeUnixNano)).toBe(true);
+  });
+
   it("sampling rate 0 stops the traces", { timeout: 90_000 }, async () => {
     // With rate 1 every periodic reconcile (--interval 2s) makes a trace.
     const roots = () => spans(received()).filter((x) => x.span.name === "routerd.reconcile");
@@ -271,7 +267,7 @@ describe("OTLP export", () => {
     expect(sinks.map((x) => x.name)).toEqual(expect.arrayContaining(["loki", "otlp-logs", "otlp-traces", "otlp-metrics"]));
     // The Loki sink got the reload after the kill ("4 resources"), so nothing waited on the dead collector.
     const lokiLines = () => {
-      const r = JSON.parse(inNs(["curl", "-sf", `http://127.0.0.1:${loki.port}/received`])) as { pushes: { body: { streams: { values: [string, string][] }[] } }[] };
+      const r = getJson<{ pushes: { body: { streams: { values: [string, string][] }[] } }[] }>(router.ns, `http://127.0.0.1:${loki.port}/received`);
       return r.pushes.flatMap((p) => p.body.streams.flatMap((s) => s.values.map(([, line]) => JSON.parse(line) as { message: string })));
     };
     await until("the reload at the Loki receiver", () => lokiLines().some((l) => l.message === "4 resources"), 20_000, 500);

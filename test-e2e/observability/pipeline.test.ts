@@ -5,12 +5,12 @@
 // The Loki receiver is a stand-in speaking the push API (receivers.mjs): Grafana Loki is not in Debian.
 import { execFileSync, spawnSync, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
 import { Lab } from "../dhcpv4-client/netns.js";
 import { ROUTERD } from "../lib/netns.js";
+import { startReceiver } from "./receiver.js";
 
 const lab = new Lab("obs");
 let router: Router;
@@ -38,17 +38,8 @@ function lokiLines(r: Received): { labels: Record<string, string>; tenant: strin
   return r.pushes.flatMap((p) => p.body.streams.flatMap((s) => s.values.map(([, line]) => ({ labels: s.stream, tenant: p.tenant, record: JSON.parse(line) as Record<string, unknown> }))));
 }
 
-async function startReceivers(): Promise<{ child: ChildProcess; ports: typeof ports }> {
-  const child = lab.spawn(router.ns, [process.execPath, join(import.meta.dirname, "receivers.mjs")]);
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("\n")) resolve(out.split("\n")[0]!);
-    });
-    child.once("exit", (code) => reject(new Error(`receivers exited ${code}`)));
-  });
-  return { child, ports: JSON.parse(line) as typeof ports };
+function startReceivers(): Promise<{ child: ChildProcess; ports: typeof ports }> {
+  return startReceiver<typeof ports>(lab, router.ns, "receivers.mjs");
 }
 
 const pipeline = () => ({

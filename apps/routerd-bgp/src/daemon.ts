@@ -122,6 +122,7 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
         onPeerTransition: (t) => transitionEvent(ctx, t),
         onChange: () => refresh(100),
         onFibProgress: () => refresh(1000),
+        trace: ctx.trace,
       });
       return [{ definition: BgpService, implementation: bgpServer(() => router) }];
     },

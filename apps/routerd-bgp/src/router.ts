@@ -8,6 +8,7 @@ import { writeFileAtomic } from "@routerd/resource";
 import type { Peer } from "@routerd/gobgp-api/gen/gobgp";
 import type { WatchEvent } from "./gobgp/watch-decode.js";
 import { durationMs } from "@routerd/api";
+import type { SpanRecord } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 import type { BgpConfig } from "./config/config.js";
 import { resolvePassword } from "./config/password.js";
@@ -51,6 +52,8 @@ export interface RouterOptions {
   onChange?: () => void;
   /** After FIB chunks apply (often, during a full-table load). */
   onFibProgress?: () => void;
+  /** The daemon's ctx.trace: FIB chunks as spans. */
+  trace?: (span: SpanRecord) => void;
 }
 
 function readOptional(path: string): string | undefined {
@@ -106,7 +109,7 @@ export class BgpRouter {
     });
     this.client = new GobgpClient(opts.paths.socket);
     const fib = bgpFibTarget(opts.config.router.spec);
-    this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.() }) : undefined;
+    this.fib = fib.install ? new FibProgrammer({ target: fib, logger: opts.logger.child({ component: "fib" }), onApplied: () => opts.onFibProgress?.(), ...(opts.trace ? { trace: opts.trace } : {}) }) : undefined;
     this.redistributor = new Redistributor(this.client, opts.logger.child({ component: "redistribute" }), fib.protocol, (prefix) => this.reevaluate([prefix]));
     this.graceful = new GracefulRestartTracker((neighbor) => this.reevaluate(this.rib.sweepStale(neighbor)));
     this.bfd = new BfdManager({

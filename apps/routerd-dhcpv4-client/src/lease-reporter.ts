@@ -2,15 +2,16 @@
 // the instance, kind DHCPv4Client), its LeaseHeld condition, and the dhcpv4.lease.* events. It can run
 // before the daemon kit is up (the engine starts first, so the first DISCOVER does not wait for gRPC to
 // load): events are queued and the status is published once attach() gets the kit's context.
-import type { DaemonContext, JsonObject } from "@routerd/daemon-kit";
+import type { DaemonContext, JsonObject, SpanRecord } from "@routerd/daemon-kit";
 import type { ClientSnapshot } from "./client.js";
 import type { LeaseEvent, LeaseEventType, Phase } from "./fsm-types.js";
 import type { DhcpLease } from "./lease.js";
+import { LeaseTransactions } from "./lease-trace.js";
 import { HOLDING_PHASES, daemonEvent, dhcpv4LeaseJson, resourcePhase, type DaemonEventInput } from "./status-view.js";
 
 export const RESOURCE_KIND = "DHCPv4Client";
 
-type Ctx = Pick<DaemonContext, "status" | "events">;
+type Ctx = Pick<DaemonContext, "status" | "events"> & Partial<Pick<DaemonContext, "trace">>;
 
 export interface ClientIdentity {
   interface: string;
@@ -42,17 +43,24 @@ export class LeaseReporter {
   private lastEventAt: number | undefined;
   private note = "";
   private timer: NodeJS.Timeout | undefined;
+  private readonly transactions: LeaseTransactions;
+  /** A transaction that ended before the kit was up (the first DISCOVER → ACK usually does). */
+  private earlySpan: SpanRecord | undefined;
 
   constructor(
     private readonly instance: string,
     private readonly identity: () => ClientIdentity,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.transactions = new LeaseTransactions(instance, now);
+  }
 
   /** The kit is up: flush queued events and publish the current state. */
   attach(ctx: Ctx): void {
     this.ctx = ctx;
     for (const e of this.queued.splice(0)) ctx.events.emit({ ...e, resource: this.instance });
+    if (this.earlySpan) ctx.trace?.(this.earlySpan);
+    this.earlySpan = undefined;
     this.publish();
   }
 
@@ -70,6 +78,9 @@ export class LeaseReporter {
   }
 
   onState(s: ClientSnapshot): void {
+    const span = this.transactions.change(this.snapshot.phase, s.phase, s.lease);
+    if (span && this.ctx) this.ctx.trace?.(span);
+    else if (span) this.earlySpan = span;
     this.started = true;
     this.snapshot = s;
     this.publish();

@@ -1,7 +1,7 @@
 // Owns the running probes: applies a config (add, remove, retarget, retime without disturbing the
 // others), feeds results through each probe's state machine, and reports: status resources (phase =
 // state), healthcheck.transition events, and the machines saved to state.json so a restart resumes them.
-import type { DaemonContext } from "@routerd/daemon-kit";
+import { Operation, type DaemonContext } from "@routerd/daemon-kit";
 import type { HealthcheckConfig, ProbeConfig } from "./config.js";
 import { decodePersisted, encodePersisted, probeFingerprint, type PersistedProbe } from "./persist.js";
 import { DEFAULT_PROBES, type ProbeRegistry } from "./probes/registry.js";
@@ -42,7 +42,7 @@ export interface ApplySummary {
   unchanged: string[];
 }
 
-export type ManagerContext = Pick<DaemonContext, "status" | "events" | "state" | "logger">;
+export type ManagerContext = Pick<DaemonContext, "status" | "events" | "state" | "logger" | "trace">;
 
 export interface ManagerOptions {
   ctx: ManagerContext;
@@ -225,6 +225,9 @@ export class ProbeManager {
     if (step.transition) {
       entry.message = result.error ? `${result.reason}: ${result.error}` : result.reason;
       this.emitTransition(name, entry, step.transition, result.error);
+      // A span per transition, from the start of the attempt that decided it (exported only with OTLP traces).
+      const { from, to, reason } = step.transition;
+      this.ctx.trace(new Operation("healthcheck.transition", { "healthcheck.probe": name, "healthcheck.type": entry.config.type, "healthcheck.target": entry.config.target, "healthcheck.from": from, "healthcheck.to": to, "healthcheck.reason": reason }, Date.now, Date.parse(result.time)).finish());
       this.publish(name, entry);
     }
     if (this.trackLocalError(name, result)) this.updateLocalErrors();

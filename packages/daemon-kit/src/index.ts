@@ -47,3 +47,4 @@ export {
   type CompanionRecord,
   type KeeperOptions,
 } from "./companions.js";
+export { Operation, type SpanAttributes, type SpanRecord } from "@routerd/telemetry";

@@ -1,6 +1,6 @@
 // The public shape of runDaemon: options in, a context for daemon code, a handle for whoever started it.
 import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
-import type { Pipeline } from "@routerd/telemetry";
+import type { Pipeline, SpanRecord } from "@routerd/telemetry";
 import type { Logger } from "pino";
 import type { StatusApi } from "./status-model.js";
 import type { DaemonEvent, EventInput, JsonObject, JsonValue } from "./types.js";
@@ -81,6 +81,11 @@ export interface DaemonContext {
   readonly signal: AbortSignal;
   readonly status: StatusApi;
   readonly events: { emit(input: EventInput): DaemonEvent };
+  /**
+   * Exports a finished operation as an OTLP trace (new Operation(...).finish()); a no-op unless the
+   * ObservabilityPipeline configures OTLP traces, so a daemon without them never loads the SDK.
+   */
+  readonly trace: (span: SpanRecord) => void;
   readonly state: {
     /** What the daemon last saved (restored from state.json at start); null when nothing was. */
     readonly data: JsonValue;

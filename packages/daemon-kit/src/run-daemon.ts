@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import type { Server } from "@grpc/grpc-js";
 import { FileLock, LockBusyError } from "@routerd/resource";
 import { DEFAULT_RUN_DIR, DEFAULT_STATE_DIR, DaemonService, HealthService, daemonSocketPath, daemonStateDir } from "@routerd/rpc";
+import { Operation } from "@routerd/telemetry";
 import { pino, type Logger } from "pino";
 import { RELOAD_COMMAND, commandNames, runCommand } from "./commands.js";
 import { DaemonStartError } from "./errors.js";
@@ -145,6 +146,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
       signal: controller.signal,
       status: model,
       events: { emit: (input) => bus.emit(input) },
+      trace: (span) => pipeline?.trace(span),
       state: {
         get data() {
           return state.data;
@@ -156,10 +158,14 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
     let reloading: Promise<void> = Promise.resolve();
     const reload = (): Promise<void> => {
       const run = async (): Promise<void> => {
+        // Every daemon's reload (SIGHUP, the reload command) is one span: routerd-dns-resolver's config reloads.
+        const op = new Operation(`${options.name}.reload`, { "routerd.instance": options.instance });
         try {
           await options.onReload?.(ctx);
           bus.emit({ topic: "daemon.reloaded", message: "reloaded" });
+          ctx.trace(op.finish());
         } catch (err) {
+          ctx.trace(op.finish({}, (err as Error).message ?? String(err)));
           logger.error({ err }, "reload failed");
           bus.emit({ topic: "daemon.reload.failed", severity: "error", message: (err as Error).message ?? String(err) });
           throw err;

@@ -12,5 +12,6 @@ export { encodeLokiPush, LOKI_PUSH_PATH } from "./encode/loki.js";
 export { environmentFile, otelEnvironment } from "./otel-env.js";
 export { SINK_TRANSPORTS } from "./registry.js";
 export { OTLP_LIMITS, metricIntervalMs, type MetricSnapshot } from "./otlp/export.js";
-export { ReconcileTimeline, RUN_FINISHED, RUN_STARTED, type PhaseSpan, type ReconcileTrace } from "./otlp/reconcile-trace.js";
+export { ReconcileTimeline, RUN_FINISHED, RUN_STARTED, type ReconcileTrace } from "./otlp/reconcile-trace.js";
+export { Operation, type PhaseSpan, type SpanAttributes, type SpanRecord } from "./otlp/span.js";
 export type { OtlpSettings, OtlpSignal } from "./settings.js";

@@ -45,12 +45,12 @@ describe("Pipeline", () => {
     expect(p.active).toBe(false);
   });
 
-  it("a sink type this build cannot send to stays visible with the reason, and loses its records countably", async () => {
+  it("a sink that cannot be built stays visible with the reason, and loses its records countably", async () => {
     const p = new Pipeline({ daemon: "routerd", instance: "core" }, { limits });
     p.configure({ ...EMPTY_SETTINGS, sinks: [{ ...stdoutSink, name: "k", type: "kafka" }] });
     p.event({ seq: 1, time: new Date().toISOString(), topic: "t", severity: "info", resource: "", message: "m", attributes: {} });
     await p.flush();
-    expect(p.stats()[0]).toMatchObject({ name: "k", dropped: 1, state: "failing", lastError: "sink type kafka is not supported by this routerd" });
+    expect(p.stats()[0]).toMatchObject({ name: "k", dropped: 1, state: "failing", lastError: "sink k: kafka is missing" });
     p.close();
   });
 });

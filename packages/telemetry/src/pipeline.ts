@@ -5,7 +5,7 @@ import { levelFromPino, type Level, type TelemetryRecord } from "./record.js";
 import type { MetricFamily } from "./encode/prometheus.js";
 import { EventCounter, pipelineFamilies } from "./metrics.js";
 import { OtlpExport, otlpSource } from "./otlp/export.js";
-import type { ReconcileTrace } from "./otlp/reconcile-trace.js";
+import type { SpanRecord } from "./otlp/span.js";
 import { createTransport, type TransportContext } from "./registry.js";
 import { EMPTY_SETTINGS, type PipelineSettings, type SinkSettings } from "./settings.js";
 import { DEFAULT_LIMITS, Sink, type SinkLimits, type SinkStats } from "./sink.js";
@@ -109,9 +109,14 @@ export class Pipeline {
     this.otlp?.export.log(record);
   }
 
-  /** A finished reconcile, exported as a trace when OTLP traces are configured. */
-  trace(run: ReconcileTrace): void {
-    this.otlp?.export.trace(run);
+  /** Whether spans are exported (OTLP with traces configured): callers may skip building them otherwise. */
+  get tracing(): boolean {
+    return Boolean(this.otlp?.export.exportsTraces);
+  }
+
+  /** A finished operation (a reconcile, a daemon's lease transaction, ...), exported when OTLP traces are configured. */
+  trace(span: SpanRecord): void {
+    this.otlp?.export.trace(span);
   }
 
   /** A daemon event as a record. */

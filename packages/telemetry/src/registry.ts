@@ -1,5 +1,6 @@
 // Sink types, data-driven: each turns its settings into a transport. Adding a sink type is one entry.
 import type { SinkSettings } from "./settings.js";
+import { kafkaTransport } from "./transport/kafka.js";
 import { lokiTransport } from "./transport/loki.js";
 import { stdoutTransport } from "./transport/stdout.js";
 import { syslogTransport } from "./transport/syslog.js";
@@ -22,6 +23,7 @@ export const SINK_TRANSPORTS: Readonly<Record<string, Factory>> = {
   stdout: (_sink, ctx) => stdoutTransport(ctx.attributes, ctx.stdout),
   syslog: (sink, ctx) => syslogTransport(need(sink.syslog, sink, "syslog"), { ...sink.labels, ...ctx.attributes }),
   loki: (sink, ctx) => lokiTransport(need(sink.loki, sink, "loki"), sink.labels, ctx.attributes),
+  kafka: (sink, ctx) => kafkaTransport(need(sink.kafka, sink, "kafka"), sink.labels, ctx.attributes),
 };
 
 export function createTransport(sink: SinkSettings, ctx: TransportContext): Transport {

@@ -2,6 +2,7 @@
 // in chunks to one long-lived `ip -batch` while more paths are still arriving (ingest and FIB writes
 // overlap). `kernel` is what the kernel holds once every submitted chunk has applied; it is seeded from a
 // kernel dump at start and on resync, so a restart rewrites nothing that is already right.
+import { Operation, type SpanRecord } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
 import { IpBatch } from "./ip-batch.js";
 import { flushRoutes, kernelRoutes } from "./kernel.js";
@@ -19,6 +20,8 @@ export interface FibOptions {
   batch?: IpBatch;
   /** Called after each chunk has applied. */
   onApplied?: (stats: FibStats) => void;
+  /** Each chunk as a span (the daemon's ctx.trace: exported only with OTLP traces). */
+  trace?: (span: SpanRecord) => void;
   /** Deletes every route of ours in the table (default: `ip route flush table T proto P`, both families). */
   flush?: () => Promise<void>;
 }
@@ -193,9 +196,10 @@ export class FibProgrammer {
       if (lines.length === 0) break;
       this.inFlight++;
       this.stats.writes += lines.length;
+      const op = new Operation("bgp.fib.batch", { "bgp.fib.lines": lines.length, "bgp.fib.table": this.opts.target.table });
       this.batch.submit(lines).then(
-        (r) => this.applied(lines, owners, r.failed),
-        (err: Error) => this.applied(lines, owners, new Map(lines.map((_, i) => [i, err.message]))),
+        (r) => this.applied(lines, owners, r.failed, op),
+        (err: Error) => this.applied(lines, owners, new Map(lines.map((_, i) => [i, err.message])), op),
       );
     }
     this.refreshStats();
@@ -232,8 +236,9 @@ export class FibProgrammer {
     this.pump();
   }
 
-  private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>): void {
+  private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>, op: Operation): void {
     this.inFlight--;
+    this.opts.trace?.(op.finish({ "bgp.fib.failed": failed.size }));
     this.opts.logger.debug({ lines: lines.length, failed: failed.size, pending: this.dirty.size, inFlight: this.inFlight }, "FIB chunk applied");
     for (const [i, error] of failed) {
       const o = owners[i];

@@ -168,7 +168,6 @@ export const observabilityPipelineKind = defineKind<ObservabilityPipelineSpec>({
       else names.set(name, i);
       if (k.type === "loki" && !k.loki?.url) ctx.error(at("loki"), "a loki sink needs loki.url", "loki: {url: http://127.0.0.1:3100}");
       if (k.type === "kafka" && (!k.kafka?.topic || !k.kafka.brokers.length)) ctx.error(at("kafka"), "a kafka sink needs kafka.brokers and kafka.topic", "kafka: {brokers: [10.0.0.5:9092], topic: routerd}");
-      if (k.type === "kafka") ctx.warn(at("type"), "kafka sinks are not supported by this routerd yet: the sink shows in status and counts its records as dropped", "use a loki or syslog sink");
       const sys = k.syslog;
       if (k.type === "syslog" && sys) {
         const stream = sys.network === "unix" || sys.network === "unixgram";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TelemetryRecord } from "../record.js";
+import { kafkaMessage } from "./kafka.js";
 import { encodeLokiPush, lokiTimestamp } from "./loki.js";
 import { encodePrometheus } from "./prometheus.js";
 import { encodeRfc3164, encodeRfc5424, octetFrame, priority } from "./syslog.js";
@@ -59,6 +60,17 @@ describe("loki", () => {
 
   it("timestamps are nanoseconds as a decimal string", () => {
     expect(lokiTimestamp("1970-01-01T00:00:01.5Z")).toBe("1500000000");
+  });
+});
+
+describe("kafka", () => {
+  it("keys a message by its process, carries the JSON line as value and the filter fields as headers", () => {
+    const m = kafkaMessage(event, { router: "edge-1" }, { site: "attic" });
+    expect(m.key).toBe("healthcheck/default");
+    expect(m.timestamp).toBe("1796164205123");
+    expect(m.headers).toEqual({ job: "routerd", daemon: "healthcheck", instance: "default", level: "warning", kind: "event", topic: "probe.transition", router: "edge-1" });
+    expect(JSON.parse(m.value)).toMatchObject({ seq: 42, message: "probe wan-ping is Unhealthy", attributes: { site: "attic", from: "Healthy" } });
+    expect(kafkaMessage({ ...event, kind: "log", topic: undefined }, {}).headers).not.toHaveProperty("topic");
   });
 });
 

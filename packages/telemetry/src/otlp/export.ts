@@ -8,7 +8,7 @@ import type { TelemetryRecord } from "../record.js";
 import type { OtlpSettings, OtlpSignal } from "../settings.js";
 import { DEFAULT_LIMITS, Sink, type SinkLimits, type SinkStats } from "../sink.js";
 import { withTimeout, type Transport } from "../transport/transport.js";
-import type { ReconcileTrace } from "./reconcile-trace.js";
+import type { SpanRecord } from "./span.js";
 
 export interface OtlpSource {
   serviceName: string;
@@ -27,7 +27,7 @@ export interface MetricSnapshot {
 /** What ./sdk.js builds: one export per batch of each signal. */
 export interface OtlpRuntime {
   logs(records: readonly TelemetryRecord[]): Promise<void>;
-  traces(runs: readonly ReconcileTrace[]): Promise<void>;
+  traces(spans: readonly SpanRecord[]): Promise<void>;
   metrics(snapshots: readonly MetricSnapshot[]): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -55,7 +55,7 @@ export function otlpSource(daemon: string, instance: string, serviceNamespace: s
 export class OtlpExport {
   private runtime?: Promise<OtlpRuntime>;
   private readonly logSink?: Sink<TelemetryRecord>;
-  private readonly traceSink?: Sink<ReconcileTrace>;
+  private readonly traceSink?: Sink<SpanRecord>;
   private readonly metricSink?: Sink<MetricSnapshot>;
   private readonly timer?: NodeJS.Timeout;
 
@@ -69,7 +69,7 @@ export class OtlpExport {
     const has = (s: OtlpSignal) => settings.signals.includes(s);
     const all = () => true;
     if (has("logs")) this.logSink = new Sink("otlp-logs", "otlp", all, this.transport((rt, b: readonly TelemetryRecord[]) => rt.logs(b)), limits.logs);
-    if (has("traces")) this.traceSink = new Sink("otlp-traces", "otlp", all, this.transport((rt, b: readonly ReconcileTrace[]) => rt.traces(b)), limits.traces);
+    if (has("traces")) this.traceSink = new Sink("otlp-traces", "otlp", all, this.transport((rt, b: readonly SpanRecord[]) => rt.traces(b)), limits.traces);
     if (has("metrics")) {
       this.metricSink = new Sink("otlp-metrics", "otlp", all, this.transport((rt, b: readonly MetricSnapshot[]) => rt.metrics(b)), limits.metrics);
       this.timer = setInterval(() => this.snapshot(), options.intervalMs ?? metricIntervalMs());
@@ -99,8 +99,12 @@ export class OtlpExport {
     this.logSink?.publish(record);
   }
 
-  trace(run: ReconcileTrace): void {
-    this.traceSink?.publish(run);
+  get exportsTraces(): boolean {
+    return this.traceSink !== undefined;
+  }
+
+  trace(span: SpanRecord): void {
+    this.traceSink?.publish(span);
   }
 
   /** Queues the current metrics for export (the interval timer calls this). */

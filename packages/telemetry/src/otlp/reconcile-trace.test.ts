@@ -12,8 +12,8 @@ describe("ReconcileTimeline", () => {
       name: "routerd.reconcile",
       start: 100,
       end: 150,
-      applied: true,
-      phases: [
+      attributes: { "routerd.reconcile.applied": true, "routerd.reconcile.phases": 3 },
+      children: [
         { name: "ledger and status read", start: 100, end: 103 },
         { name: "host observed", start: 103, end: 140 },
         { name: RUN_FINISHED, start: 140, end: 150 },
@@ -27,7 +27,7 @@ describe("ReconcileTimeline", () => {
     t.mark(RUN_STARTED, 10);
     t.mark("host observed", 30);
     const previous = t.mark(RUN_STARTED, 1000);
-    expect(previous).toMatchObject({ start: 10, end: 30, applied: false, phases: [{ name: "host observed", start: 10, end: 30 }] });
-    expect(t.close(false)).toMatchObject({ start: 1000, end: 1000, phases: [] });
+    expect(previous).toMatchObject({ start: 10, end: 30, attributes: { "routerd.reconcile.applied": false }, children: [{ name: "host observed", start: 10, end: 30 }] });
+    expect(t.close(false)).toMatchObject({ start: 1000, end: 1000, children: [] });
   });
 });

@@ -3,7 +3,7 @@
 // and metric snapshots arrive here in batches from routerd's bounded sinks; each batch becomes SDK log
 // records, spans or ResourceMetrics through the SDK's own providers, and one OTLP/HTTP (protobuf) export.
 import { readFileSync } from "node:fs";
-import { ROOT_CONTEXT, trace, type Attributes, type ObservableResult } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type ObservableResult } from "@opentelemetry/api";
 import { SeverityNumber } from "@opentelemetry/api-logs";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
@@ -18,7 +18,7 @@ import type { MetricFamily } from "../encode/prometheus.js";
 import type { Level, TelemetryRecord } from "../record.js";
 import type { OtlpSettings } from "../settings.js";
 import type { MetricSnapshot, OtlpRuntime, OtlpSource } from "./export.js";
-import type { ReconcileTrace } from "./reconcile-trace.js";
+import type { SpanRecord } from "./span.js";
 
 const SCOPE = "routerd";
 
@@ -147,12 +147,13 @@ export function createRuntime(settings: OtlpSettings, source: OtlpSource, timeou
       const batch = logs.take();
       if (batch.length) await exportOnce(logExporter, batch);
     },
-    async traces(runs: readonly ReconcileTrace[]) {
-      for (const run of runs) {
-        const root = tracer.startSpan(run.name, { startTime: run.start, attributes: { "routerd.reconcile.applied": run.applied, "routerd.reconcile.phases": run.phases.length } }, ROOT_CONTEXT);
+    async traces(records: readonly SpanRecord[]) {
+      for (const r of records) {
+        const root = tracer.startSpan(r.name, { startTime: r.start, attributes: r.attributes }, ROOT_CONTEXT);
+        if (r.error) root.setStatus({ code: SpanStatusCode.ERROR, message: r.error });
         const parent = trace.setSpan(ROOT_CONTEXT, root);
-        for (const p of run.phases) tracer.startSpan(p.name, { startTime: p.start }, parent).end(p.end);
-        root.end(run.end);
+        for (const c of r.children) tracer.startSpan(c.name, { startTime: c.start }, parent).end(c.end);
+        root.end(r.end);
       }
       const batch = spans.take();
       if (batch.length) await exportOnce(traceExporter, batch);
