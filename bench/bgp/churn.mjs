@@ -6,11 +6,11 @@
 // daemon keeps (a leak); before-GC is what RSS follows. Far more churn per minute than the soak, so a leak
 // shows in minutes, also on a loaded machine.
 // Usage (root, after a build): node bench/bgp/churn.mjs [--minutes 6] [--batch 100] [--every-ms 250]
-//   [--reset-seconds 30] [--out DIR]
+//   [--reset-seconds 30] [--out DIR] [--no-gc] [--env NAME=VALUE ...] [--node-flags "..."]
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, askStatus, churnArgs, printReport, probeInto } from "../soak/churn-kit.mjs";
+import { REPO, askStatus, churnArgs, printReport, probeInto, watchSmaps } from "../soak/churn-kit.mjs";
 import { routerdBgpConfig } from "./impls.mjs";
 import { destroyLab, makeLab, prefixAt, sleep, startPeer } from "./lab.mjs";
 
@@ -45,6 +45,8 @@ try {
     { stdio: "ignore", env: { ...process.env, ...probe.env } },
   );
   lab.procs.push(daemon);
+  // `ip netns exec` execs node: the child's pid is the daemon's.
+  const smaps = watchSmaps(daemon.pid, out);
   await peer.addNeighbor();
   await peer.established();
   process.stderr.write(`session up; churning ${minutes} min: ${BATCHES} batches of ${batch} prefixes, one toggled every ${everyMs} ms, reset every ${resetMs / 1000} s\n`);
@@ -72,7 +74,7 @@ try {
     }
     await sleep(everyMs);
   }
-  printReport({ minutes, changes, statusCalls }, probe.file);
+  printReport({ minutes, changes, statusCalls }, probe.file, smaps);
   peer.close();
 } finally {
   destroyLab(lab);

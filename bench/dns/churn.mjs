@@ -5,12 +5,13 @@
 // is asked every 2 s. The daemon runs with bench/soak/memprobe.mjs: process.memoryUsage() before and after a
 // forced full GC every 5 s; after-GC growth is memory the resolver keeps (a leak).
 // Usage (root, after a build): node bench/dns/churn.mjs [--minutes 6] [--qps 500] [--reload-seconds 3] [--out DIR]
+//   [--no-gc] [--env NAME=VALUE ...] [--node-flags "..."]
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO, askStatus, churnArgs, printReport, probeInto, sleep } from "../soak/churn-kit.mjs";
+import { REPO, askStatus, churnArgs, printReport, probeInto, sleep, watchSmaps } from "../soak/churn-kit.mjs";
 
 const { values, minutes } = churnArgs({
   qps: { type: "string", default: "500" },
@@ -57,6 +58,7 @@ try {
     probe.env,
     join(out, "resolver.log"),
   );
+  const smaps = watchSmaps(resolver.pid, out);
   resolver.once("exit", (code, signal) => process.stderr.write(`resolver exited: ${code ?? signal}\n`));
   // Up (and its SIGHUP handler installed) once it answers GetStatus.
   while (!(await askStatus(runDir, "dns-resolver", "bench", { connectTimeoutMs: 1000, callTimeoutMs: 2000 }))) {
@@ -74,6 +76,7 @@ try {
   done.then(() => (finished = true));
   let nextReload = Date.now() + reloadMs;
   while (!finished) {
+    if (resolver.exitCode !== null || resolver.signalCode !== null) throw new Error(`routerd-dns-resolver exited; see ${join(out, "resolver.log")}`);
     if (Date.now() >= nextReload) {
       writeFileSync(configPath, JSON.stringify(config(reloads % 2 ? 200 : 201)));
       process.kill(resolver.pid, "SIGHUP");
@@ -84,7 +87,7 @@ try {
     await Promise.race([sleep(2000), done]);
   }
   const completed = /Queries completed:\s+(\d+)/.exec(perfOut)?.[1];
-  printReport({ minutes, queriesCompleted: Number(completed), reloads, statusCalls }, probe.file);
+  printReport({ minutes, queriesCompleted: Number(completed), reloads, statusCalls }, probe.file, smaps);
 } finally {
   for (const c of children) {
     try {

@@ -21,6 +21,8 @@ export const CHURN_OPTIONS = {
   // Without forced GCs (memory as V8 leaves it on its own), and extra node/V8 flags for the daemon.
   "no-gc": { type: "boolean", default: false },
   "node-flags": { type: "string", default: "" },
+  // NAME=VALUE for the daemon's environment (repeatable), e.g. --env MALLOC_ARENA_MAX=2.
+  env: { type: "string", multiple: true, default: [] },
 };
 
 const PROBE = new URL("./memprobe.mjs", import.meta.url).pathname;
@@ -29,6 +31,16 @@ const PROBE = new URL("./memprobe.mjs", import.meta.url).pathname;
 export function probed(values, probeFile) {
   return {
     nodeArgs: [...values["node-flags"].split(" ").filter(Boolean), "--expose-gc", "--import", PROBE],
-    env: { MEMPROBE_OUT: probeFile, MEMPROBE_MS: "5000", MEMPROBE_GC: values["no-gc"] ? "0" : "1" },
+    env: { ...envPairs(values.env), MEMPROBE_OUT: probeFile, MEMPROBE_MS: "5000", MEMPROBE_GC: values["no-gc"] ? "0" : "1" },
   };
+}
+
+function envPairs(pairs) {
+  return Object.fromEntries(
+    pairs.map((p) => {
+      const eq = p.indexOf("=");
+      if (eq < 1) throw new Error(`--env ${p}: write NAME=VALUE`);
+      return [p.slice(0, eq), p.slice(eq + 1)];
+    }),
+  );
 }

@@ -66,7 +66,7 @@ export function summarize(samples, warmupSeconds, targetMBPerHour = 1) {
       rssMB: { first: round(live[0]?.rss / MB, 1), atWarmup: round(after[0]?.rss / MB, 1), last: round(live.at(-1)?.rss / MB, 1) },
       heapUsedMB: { atWarmup: round(after.find((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1), last: round(live.findLast((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1) },
       fds: { atWarmup: after[0]?.fds, last: live.at(-1)?.fds, min: Math.min(...after.map((r) => r.fds)), max: Math.max(...after.map((r) => r.fds)) },
-      slopes: { rssMBPerHour: rss, rssAnonMBPerHour: slopeOf("rssAnon", MB), rssFileMBPerHour: slopeOf("rssFile", MB), heapUsedMBPerHour: slopeOf("heapUsed", MB), fdsPerHour: slopeOf("fds", 1) },
+      slopes: { rssMBPerHour: rss, rssAnonMBPerHour: slopeOf("rssAnon", MB), rssFileMBPerHour: slopeOf("rssFile", MB), heapUsedMBPerHour: slopeOf("heapUsed", MB), mallocMBPerHour: slopeOf("malloc", MB), codeMBPerHour: slopeOf("code", MB), fdsPerHour: slopeOf("fds", 1) },
       meetsTarget: rss ? rss.perHour <= targetMBPerHour : undefined,
       span: hours.length ? { fromMin: round(hours[0] * 60, 1), toMin: round(hours.at(-1) * 60, 1) } : undefined,
       sparkline: { rss: sparkline(live.map((r) => r.rss)), heapUsed: sparkline(live.map((r) => r.heapUsed)) },
@@ -114,6 +114,7 @@ export function textReport(summary, { warmupSeconds, targetMBPerHour = 1, live =
     lines.push(`${p.name}${p.restarts ? `  (restarted ${p.restarts}×)` : ""}`);
     lines.push(`  RSS ${p.rssMB.first} → ${p.rssMB.atWarmup} (after warm-up) → ${p.rssMB.last} MB;  slope ${fmt(p.slopes.rssMBPerHour, "MB")}  ${p.meetsTarget === undefined ? "" : p.meetsTarget ? `≤ ${targetMBPerHour} MB/h: yes` : `≤ ${targetMBPerHour} MB/h: NO`}`);
     lines.push(`  of which anonymous ${fmt(p.slopes.rssAnonMBPerHour, "MB")}, file-backed (program text) ${fmt(p.slopes.rssFileMBPerHour, "MB")}`);
+    if (p.slopes.mallocMBPerHour) lines.push(`  C heap (malloc arenas) ${fmt(p.slopes.mallocMBPerHour, "MB")}, V8 code pages ${fmt(p.slopes.codeMBPerHour, "MB")}`);
     lines.push(`  heap used ${p.heapUsedMB.atWarmup} → ${p.heapUsedMB.last} MB;  slope ${fmt(p.slopes.heapUsedMBPerHour, "MB")}`);
     lines.push(`  fds ${p.fds.atWarmup} → ${p.fds.last} (min ${p.fds.min}, max ${p.fds.max});  slope ${fmt(p.slopes.fdsPerHour, "fds")}`);
     lines.push(`  RSS  ${p.sparkline.rss}  ${p.rssRangeMB?.join("–")} MB`);

@@ -55,6 +55,7 @@ if (!(minutes > 0) || !(warmupMin >= 0) || warmupMin >= minutes || !(sampleMs >=
 }
 
 const repo = new URL("../..", import.meta.url).pathname;
+const { PROGRAM_ENVIRONMENT } = await import(join(repo, "packages/render/dist/index.js"));
 const ROUTERD = join(repo, "apps/routerd/bin/routerd.js");
 const ROUTERCTL = join(repo, "apps/routerctl/bin/routerctl.js");
 for (const f of ["apps/routerd/dist/main.js", "apps/routerctl/dist/main.js", "packages/rpc/dist/index.js", "apps/routerd-dhcpv4-client/dist/main.js", "apps/routerd-dhcpv6-client/dist/main.js", "apps/routerd-healthcheck/dist/main.js"]) {
@@ -119,7 +120,8 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 }
 
 function startServe() {
-  const env = { ...process.env };
+  // As routerd.service starts serve (its daemons get the same from serve's supervisor).
+  const env = { ...PROGRAM_ENVIRONMENT, ...process.env };
   if (values["heap-snapshots"]) {
     mkdirSync(join(out, "heap"), { recursive: true });
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${join(out, "heap")}`.trim();

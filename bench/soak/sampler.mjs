@@ -2,6 +2,7 @@
 // process itself (DaemonStatus.process over its socket: one GetStatus call, as `routerctl daemon ... status`).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { smapsBreakdown } from "./smaps.mjs";
 
 const repo = new URL("../..", import.meta.url).pathname;
 const { connectDaemon, daemonSocketPath } = await import(join(repo, "packages/rpc/dist/index.js"));
@@ -11,6 +12,12 @@ function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kb("VmRSS"), rssAnon: kb("RssAnon"), rssFile: kb("RssFile") };
+}
+
+/** The C heap (malloc's main and thread arenas, how many arenas) and V8's code pages, from smaps. */
+function whereOf(pid) {
+  const b = smapsBreakdown(pid);
+  return { malloc: b.mallocMain + b.mallocArenas, arenas: b.arenaCount, code: b.anonExec };
 }
 
 function openFds(pid) {
@@ -64,7 +71,7 @@ export async function sample(runDir, servePid, t) {
     try {
       const rss = rssOf(p.pid);
       const fds = openFds(p.pid);
-      rows.push({ t, name: p.name, pid: p.pid, ...rss, fds, ...(await heapOf(runDir, p)) });
+      rows.push({ t, name: p.name, pid: p.pid, ...rss, ...whereOf(p.pid), fds, ...(await heapOf(runDir, p)) });
     } catch {
       rows.push({ t, name: p.name, pid: p.pid, missing: true });
     }

@@ -6,7 +6,7 @@ export { HASH_BUCKETS, apportion, hashRanges, randomRanges, type BucketRange } f
 export { pfNatText, renderPfNat, type PfNat } from "./pf/nat.js";
 export { renderTable, type Chain, type NftSetDef } from "./nft/text.js";
 export { renderDesiredTables, type TableRenderInput, type RenderedTable } from "./nft/tables.js";
-export { INTERFACE, PATHS, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec } from "./units/programs.js";
+export { INTERFACE, PATHS, PROGRAM_ENVIRONMENT, PROGRAMS, instanceEnvFile, unitName, type ProgramSpec } from "./units/programs.js";
 export { INSTANCE_BANNER, renderSystemdInstanceUnit, renderSystemdUnit, systemdArg, systemdUnits } from "./units/systemd.js";
 export { RC_DIRS, RC_INSTANCE_BANNER, rcInstanceName, rcName, rcScripts, rcVarName, renderRcEnable, renderRcInstanceScript, renderRcScript, shArg } from "./units/rc.js";
 export { freebsdTailscaleSocket, freebsdTailscaleStateDir, renderTailscaleRc, renderTailscaleUnit, tailscaleRcName, tailscaledArgs } from "./units/tailscale.js";

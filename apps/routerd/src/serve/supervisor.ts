@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { traceStage, writeFileAtomic } from "@routerd/resource";
 // Light imports only: serve's early start (early-start.ts) loads this before gRPC.
 import { stopCompanions } from "@routerd/daemon-kit/companions";
+import { PROGRAM_ENVIRONMENT } from "@routerd/render";
 import { pidAlive } from "@routerd/resource";
 import type { Logger } from "pino";
 import { capDaemonLog } from "./daemon-log.js";
@@ -246,6 +247,7 @@ const daemonLogFile = (stateDir: string, daemon: string, instance: string) => jo
  * Starts a daemon detached (its own process group: a kill -9 of serve does not take it along), its output
  * appended to its daemon.log, and records its pid file; the pid, or undefined when it could not be spawned.
  * A supervisor that later ensures the same spec re-attaches to it (the pid file's digest matches).
+ * The daemon gets PROGRAM_ENVIRONMENT (what its systemd unit sets too) unless `env` sets those names itself.
  */
 export function launchDaemon(spec: DaemonSpec, dirs: { runDir: string; stateDir: string }, env: NodeJS.ProcessEnv, clock: () => number = Date.now): number | undefined {
   const log = daemonLogFile(dirs.stateDir, spec.daemon, spec.instance);
@@ -254,7 +256,7 @@ export function launchDaemon(spec: DaemonSpec, dirs: { runDir: string; stateDir:
   mkdirSync(dirname(pidFile), { recursive: true });
   const fd = openSync(log, "a", 0o600);
   const [exe, ...argv] = spec.command as [string, ...string[]];
-  const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env });
+  const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env: { ...PROGRAM_ENVIRONMENT, ...env } });
   closeSync(fd);
   child.unref();
   if (!child.pid) return undefined;

@@ -33,6 +33,16 @@ export const PATHS = {
   freebsdConfig: "/usr/local/etc/routerd/router.yaml",
 };
 
+/**
+ * Environment every routerd program runs with, whoever starts it (the systemd units, serve's built-in
+ * supervisor). MALLOC_ARENA_MAX: glibc gives each thread that mallocs an arena of its own (up to 8 per core)
+ * and an arena keeps the pages it once held; in Node those threads are V8's compiler and GC helpers and
+ * libuv's pool, and their arenas grew routerd-bgp's RSS by MB per hour while its live memory stayed flat
+ * (docs/performance.md, "Soak"). Two: the main thread's and one the helper threads share. (FreeBSD's
+ * jemalloc has no such variable: the rc.d scripts leave it out.)
+ */
+export const PROGRAM_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
+
 const INET = ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"];
 
 /** Placeholder in `args` for an instance's interface (see ProgramSpec.args). */

@@ -1,6 +1,6 @@
 // systemd units for routerd and its daemons, hardened: bounded capabilities, read-only system, private
 // tmp, restart on failure. Generated from programs.ts; `npm run units` rewrites systemd/.
-import { INTERFACE, PATHS, instanceEnvFile, unitName, type ProgramSpec } from "./programs.js";
+import { INTERFACE, PATHS, PROGRAM_ENVIRONMENT, instanceEnvFile, unitName, type ProgramSpec } from "./programs.js";
 
 /** Written by routerd serve (apps/routerd/src/serve/telemetry.ts): ROUTERD_TELEMETRY and OTEL_*. */
 export const TELEMETRY_ENV_FILE = `${PATHS.runDir}/routerd/telemetry.env`;
@@ -43,6 +43,7 @@ export function renderSystemdUnit(p: ProgramSpec): string {
     // Readiness comes from `systemd-notify` run by the daemon kit, hence NotifyAccess=all.
     "Type=notify",
     "NotifyAccess=all",
+    ...Object.entries(PROGRAM_ENVIRONMENT).map(([k, v]) => `Environment=${k}=${v}`),
     ...(usesInterface ? ["Environment=ROUTERD_INTERFACE=%i", `EnvironmentFile=-${instanceEnvFile(p)}`] : []),
     // The ObservabilityPipeline: routerd serve writes the settings file's name and the OTEL_* variables here.
     ...(p.daemon ? [`Environment=OTEL_SERVICE_NAME=routerd-${p.daemon}`, `EnvironmentFile=-${TELEMETRY_ENV_FILE}`] : []),
