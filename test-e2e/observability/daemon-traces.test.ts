@@ -11,20 +11,10 @@ import { Dnsmasq } from "../dhcpv4-client/peers.js";
 import { addWan, type Wan } from "../dhcpv4-client/topology.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
 import { attributes } from "./otlp-decode.mjs";
-import { getJson, startReceiver } from "./receiver.js";
+import { getJson, startReceiver, type OtlpSpan } from "./receiver.js";
 
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes?: unknown[];
-  status?: { code?: number };
-}
 interface Received {
-  traces: { body: { resourceSpans: { resource: { attributes?: unknown[] }; scopeSpans: { spans: Span[] }[] }[] } }[];
+  traces: { body: { resourceSpans: { resource: { attributes?: unknown[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] } }[];
   errors: string[];
 }
 

@@ -11,7 +11,7 @@ import { ROUTERD } from "../lib/netns.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
 import { Lab } from "../dhcpv4-client/netns.js";
 import { attributes } from "./otlp-decode.mjs";
-import { getJson, startReceiver } from "./receiver.js";
+import { getJson, startReceiver, type OtlpSpan } from "./receiver.js";
 
 type Attrs = Record<string, unknown>;
 interface KeyValues {
@@ -28,14 +28,7 @@ interface LogRecord extends KeyValues {
   body?: { stringValue?: string };
   eventName?: string;
 }
-interface Span extends KeyValues {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-}
+type Span = OtlpSpan;
 interface DataPoint extends KeyValues {
   asDouble?: number;
   asInt?: number;

@@ -22,3 +22,15 @@ export async function startReceiver<P extends Record<string, number>>(lab: Lab, 
 export function getJson<T>(ns: string, url: string): T {
   return JSON.parse(execFileSync("ip", ["netns", "exec", ns, "curl", "-sfk", url], { encoding: "utf8", timeout: 10_000 })) as T;
 }
+
+/** A span as otlp-decode.mjs gives it (OTLP/JSON field names). */
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes?: unknown[];
+  status?: { code?: number };
+}
