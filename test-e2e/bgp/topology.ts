@@ -23,6 +23,8 @@ export class BgpLab {
   readonly ix = Netns.create("rbx");
   readonly dir = mkdtempSync(join(tmpdir(), "routerd-bgp-e2e-"));
   readonly children: ChildProcess[] = [];
+  /** Namespaces a test adds to the lab (destroyed with it). */
+  readonly extra: Netns[] = [];
   daemon: ChildProcess | undefined;
 
   constructor() {
@@ -79,14 +81,19 @@ export class BgpLab {
   /** FRR bfdd in the ISP namespace (its own sockets in the lab dir), one session to the router. */
   startIspBfdd(intervalMs: number, multiplier: number): ChildProcess {
     const dir = join(this.dir, "isp-bfdd");
+    this.ispBfddDir = dir;
+    return this.startBfdd(this.isp, dir, { peer: R_ISP, local: ISP, intervalMs, multiplier });
+  }
+
+  /** FRR bfdd in any namespace of the lab, its sockets and config in dir, one session (multihop or not). */
+  startBfdd(ns: Netns, dir: string, s: { peer: string; local: string; intervalMs: number; multiplier: number; multihop?: boolean }): ChildProcess {
     mkdirSync(dir, { recursive: true });
     const conf = join(dir, "bfdd.conf");
-    writeFileSync(conf, `bfd\n peer ${R_ISP} local-address ${ISP}\n  detect-multiplier ${multiplier}\n  receive-interval ${intervalMs}\n  transmit-interval ${intervalMs}\n !\n!\n`);
-    this.ispBfddDir = dir;
+    writeFileSync(conf, `bfd\n peer ${s.peer}${s.multihop === true ? " multihop" : ""} local-address ${s.local}\n  detect-multiplier ${s.multiplier}\n  receive-interval ${s.intervalMs}\n  transmit-interval ${s.intervalMs}\n !\n!\n`);
     return this.spawnIn(
-      this.isp,
+      ns,
       ["/usr/lib/frr/bfdd", "-u", "root", "-g", "frrvty", "-f", conf, "-i", join(dir, "bfdd.pid"), "--vty_socket", dir, "-z", join(dir, "zserv.api"), "--bfdctl", join(dir, "bfdd.sock"), "-A", "127.0.0.1", "-P", "0", "--log", `file:${join(dir, "bfdd.log")}`],
-      "isp-bfdd.out",
+      `${ns.name}-bfdd.out`,
     );
   }
   ispBfddDir: string | undefined;
@@ -164,7 +171,7 @@ protocol bgp edge {
 
   destroy(): void {
     // Everything still running in the namespaces (our gobgpd and bfdds included) goes with them.
-    for (const ns of [this.router, this.isp, this.ix]) {
+    for (const ns of [this.router, this.isp, this.ix, ...this.extra]) {
       for (const pid of this.pidsIn(ns)) {
         try {
           process.kill(pid, "SIGKILL");

@@ -60,7 +60,7 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
       kind: "BFD",
       phase: BFD_PHASE[b.state] ?? b.state,
       message: `${b.peer} ${b.state}${b.bgpDisabled ? " (BGP neighbor disabled)" : ""}`,
-      details: { peer: b.peer, localAddress: b.localAddress, state: b.state, since: new Date(b.since).toISOString(), downs: b.downs, bgpDisabled: b.bgpDisabled, observedAt },
+      details: { peer: b.peer, localAddress: b.localAddress, multihop: b.multihop, state: b.state, since: new Date(b.since).toISOString(), downs: b.downs, bgpDisabled: b.bgpDisabled, observedAt },
     });
     known.add(key);
   }

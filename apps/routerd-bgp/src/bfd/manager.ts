@@ -18,6 +18,8 @@ export interface BfdConfig {
   spec: BFDSpec;
   /** The Linux name of spec.interface (routerd serve resolves it). */
   ifname?: string;
+  /** A multihop session: the BGPPeer naming this BFD has ebgpMultihop > 1 (set by parseBgpConfig). */
+  multihop?: boolean;
 }
 
 export type SessionState = BfdState | "unknown" | "no-route";
@@ -26,6 +28,7 @@ export interface SessionView {
   name: string;
   peer: string;
   localAddress: string;
+  multihop: boolean;
   state: SessionState;
   /** ms epoch of the last state change. */
   since: number;
@@ -82,12 +85,13 @@ export class BfdManager {
     for (const b of bfd) {
       const local = await localAddressTowards(b.spec.peer, b.ifname);
       const old = this.sessions.get(b.spec.peer);
-      const view: SessionView = old !== undefined && old.localAddress === (local ?? "")
+      const multihop = b.multihop === true;
+      const view: SessionView = old !== undefined && old.localAddress === (local ?? "") && old.multihop === multihop
         ? { ...old, name: b.name }
-        : { name: b.name, peer: b.spec.peer, localAddress: local ?? "", state: local === undefined ? "no-route" : "unknown", since: Date.now(), downs: old?.downs ?? 0, bgpDisabled: false };
+        : { name: b.name, peer: b.spec.peer, localAddress: local ?? "", multihop, state: local === undefined ? "no-route" : "unknown", since: Date.now(), downs: old?.downs ?? 0, bgpDisabled: false };
       next.set(b.spec.peer, view);
       if (local === undefined) this.opts.logger.warn({ bfd: b.name, peer: b.spec.peer }, "no route to the BFD peer: session left out until one exists");
-      else sessions.push({ name: b.name, spec: b.spec, localAddress: local });
+      else sessions.push({ name: b.name, spec: b.spec, localAddress: local, ...(multihop ? { multihop } : {}) });
     }
     for (const peer of this.sessions.keys()) if (!next.has(peer)) await this.enable(peer);
     this.sessions.clear();

@@ -1,5 +1,6 @@
 // bfdd's config for one BGPRouter's BFD sessions. Pure: sessions in, text out (golden-tested). bfdd runs
-// without zebra, so every peer is keyed on its local address (routerd-bgp looks it up with `ip route get`);
+// without zebra, so every peer is keyed on its local address (routerd-bgp looks it up with `ip route get`;
+// FRR insists on one for multihop sessions anyway);
 // FRR's profiles carry the original API's fast/normal/slow and a peer's own values override them.
 import { BFD_PROFILES, bfdTimers, type BFDSpec } from "@routerd/api";
 
@@ -9,6 +10,8 @@ export interface BfdSession {
   spec: BFDSpec;
   /** The address bfdd sends from (the one the kernel picks towards the peer). */
   localAddress: string;
+  /** RFC 5883 multihop session (UDP 4784, TTL checked ≥ 254): the BGPPeer has ebgpMultihop > 1. */
+  multihop?: boolean;
 }
 
 export function renderBfddConfig(router: string, sessions: BfdSession[]): string {
@@ -21,7 +24,7 @@ export function renderBfddConfig(router: string, sessions: BfdSession[]): string
   for (const s of sorted) {
     const t = bfdTimers(s.spec);
     const p = BFD_PROFILES[s.spec.profile];
-    lines.push(` ! BFD/${s.name}`, ` peer ${s.spec.peer} local-address ${s.localAddress}`, `  profile ${s.spec.profile}`);
+    lines.push(` ! BFD/${s.name}`, ` peer ${s.spec.peer}${s.multihop === true ? " multihop" : ""} local-address ${s.localAddress}`, `  profile ${s.spec.profile}`);
     if (t.multiplier !== p.multiplier) lines.push(`  detect-multiplier ${t.multiplier}`);
     if (t.minRxMs !== p.minRxMs) lines.push(`  receive-interval ${t.minRxMs}`);
     if (t.minTxMs !== p.minTxMs) lines.push(`  transmit-interval ${t.minTxMs}`);

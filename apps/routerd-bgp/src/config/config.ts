@@ -57,7 +57,13 @@ export function parseBgpConfig(value: unknown, file = "<config>"): BgpConfig {
     for (const b of parsed.bfd) if (!neighbors.has(b.spec.peer)) problems.push(`bfd.${b.name}: ${b.spec.peer} is not a neighbor of this router`);
   }
   if (problems.length > 0 || parsed === undefined) throw new ConfigError(file, problems.length ? problems : ["invalid config"]);
-  return parsed as BgpConfig;
+  const config = parsed as BgpConfig;
+  // The original API's rule: a BFD is multihop when the BGPPeer naming it peers more than one hop away.
+  for (const b of config.bfd) {
+    const hops = config.peers.find((p) => p.spec.bfd === b.name)?.spec.ebgpMultihop;
+    if (hops !== undefined && hops > 1) b.multihop = true;
+  }
+  return config;
 }
 
 export async function loadBgpConfig(path: string): Promise<BgpConfig> {

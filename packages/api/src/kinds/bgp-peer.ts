@@ -52,7 +52,6 @@ export const bgpPeerKind = defineKind<BGPPeerSpec>({
     const bfd = s.bfd !== undefined ? ctx.find<BFDSpec>("BFD", s.bfd) : undefined;
     if (bfd !== undefined) {
       if (!s.peers.includes(bfd.spec.peer)) ctx.error(["bfd"], `BFD/${s.bfd} watches ${bfd.spec.peer}, which is not one of peers[] (${s.peers.join(", ")})`, `set the BFD's peer to one of ${s.peers.join(", ")}`);
-      if (s.ebgpMultihop !== undefined && s.ebgpMultihop > 1) ctx.error(["bfd"], "multihop BFD (ebgpMultihop > 1) is not supported", "remove bfd, or peer over a direct link");
       for (const other of ctx.all<BGPPeerSpec>("BGPPeer")) {
         if (other !== res && other.spec.bfd === s.bfd) ctx.error(["bfd"], `BFD/${s.bfd} is already used by BGPPeer/${other.metadata.name}`, "give each BGPPeer its own BFD");
       }
