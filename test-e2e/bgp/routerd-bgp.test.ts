@@ -68,7 +68,10 @@ async function converged(): Promise<void> {
   await until("RIB relearned", async () => {
     const routes = (await listBgpRoutes(lab.socket, "172.31.0.0/16").catch(() => ({ routes: [] }))).routes;
     const wanted = (p: string) => routes.find((r) => r.prefix === p)?.nextHops.length ?? 0;
-    return wanted("172.31.1.0/24") === 1 && wanted("172.31.10.0/24") === 1 && wanted("172.31.9.0/24") === 2;
+    // The IPv6 session's table too: a route only retained from before is dropped by a re-attach that finds
+    // it missing from gobgpd's RIB (it comes back when announced).
+    const v6 = (await listBgpRoutes(lab.socket, "2001:db8:91::/48").catch(() => ({ routes: [] }))).routes;
+    return wanted("172.31.1.0/24") === 1 && wanted("172.31.10.0/24") === 1 && wanted("172.31.9.0/24") === 2 && (v6[0]?.nextHops.length ?? 0) === 1;
   }, 30_000);
   await until("FIB complete", () => has(lab.fib("-4"), "172.31.10.0/24") && lab.fib("-4").find((l) => l.startsWith("172.31.9.0/24"))?.includes("nexthop"), 30_000);
 }
