@@ -164,6 +164,22 @@ protocol bgp edge {
     return this.daemon;
   }
 
+  /**
+   * Holds a peer's BGP sessions back: TCP 179 refused (reset) both ways in its namespace, until the
+   * returned function lifts it. Its own table, so nothing else in that namespace is touched.
+   */
+  blockBgp(ns: Netns): () => void {
+    const table = "rdtest_block_bgp";
+    ns.exec("nft", ["-f", "-"], {
+      input: `table inet ${table} {
+  chain in { type filter hook input priority 0; tcp dport 179 reject with tcp reset; }
+  chain out { type filter hook output priority 0; tcp dport 179 reject with tcp reset; }
+}
+`,
+    });
+    return () => void ns.exec("nft", ["delete", "table", "inet", table], { allowFail: true });
+  }
+
   /** `ip route` lines of routerd-bgp's protocol in the router namespace. */
   fib(family: "-4" | "-6" = "-4"): string[] {
     return this.router.ip(`-o ${family} route show proto 219`).stdout.split("\n").filter(Boolean);

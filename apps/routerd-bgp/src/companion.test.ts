@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { processMatches, writeCompanionRecord } from "@routerd/daemon-kit";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { CompanionProcess, companionCommand, findSetpriv, isCompanion } from "./companion.js";
+import { CompanionProcess, companionCommand, findSetpriv, isCompanion, processStartedAt } from "./companion.js";
 
 const LOOP = "while :; do sleep 0.2; done";
 const started: ChildProcess[] = [];
@@ -80,11 +80,15 @@ describe("a companion found running at start", () => {
     const dir = tempDir();
     const match = `m-${randomUUID()}`;
     const kept = loop(match);
+    const spawnedAt = Date.now();
     writeCompanionRecord(join(dir, "fake.pid"), { pid: kept, match, kept: true });
+    await new Promise((r) => setTimeout(r, 1500));
     const c = companion(match, dir, true);
     expect(await c.start()).toBe(true);
     expect(c.pid).toBe(kept);
     expect(c.staleStopped).toBe(0);
+    // When it really started (/proc; btime has whole seconds), not when we attached: a re-attach judges gobgpd's age by it.
+    expect(Math.abs(c.since! - spawnedAt)).toBeLessThan(1100);
   });
 
   it("a record naming a foreign process (pid reused, other program or other instance) never stops it", async () => {
@@ -120,5 +124,13 @@ describe("a companion found running at start", () => {
     const pid = Number(out);
     expect(pid).toBeGreaterThan(0);
     expect(await until(() => !processMatches(pid, match))).toBe(true);
+  });
+});
+
+describe("processStartedAt", () => {
+  it("reads a process's start time from /proc, undefined for no such process", () => {
+    const mine = processStartedAt(process.pid)!;
+    expect(Math.abs(mine - (Date.now() - process.uptime() * 1000))).toBeLessThan(1100);
+    expect(processStartedAt(2 ** 22 + 1)).toBeUndefined();
   });
 });

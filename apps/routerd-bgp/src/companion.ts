@@ -69,6 +69,22 @@ export function isCompanion(pid: number, binary: string, match: string): boolean
   }
 }
 
+/**
+ * When a process started (ms epoch), from /proc: its start in clock ticks after boot (stat field 22; Linux's
+ * USER_HZ is 100) plus the boot time (/proc/stat btime). Undefined when it cannot be read.
+ */
+export function processStartedAt(pid: number, proc = "/proc"): number | undefined {
+  try {
+    const stat = readFileSync(`${proc}/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces), the 3rd field (state) first: starttime is the 22nd.
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync(`${proc}/stat`, "utf8"))?.[1]);
+    return Number.isFinite(ticks) && btime > 0 ? btime * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const STABLE_AFTER_MS = 60_000;
 const POLL_MS = 250;
 
@@ -80,6 +96,8 @@ export class CompanionProcess extends EventEmitter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   restarts = 0;
+  /** When the running process started (ms epoch): our spawn, or /proc for one re-attached to. */
+  since: number | undefined;
   /** Stale ones (left running by an earlier routerd-bgp) this one stopped at start. */
   staleStopped = 0;
 
@@ -111,6 +129,7 @@ export class CompanionProcess extends EventEmitter {
     if (existing?.kept === true) {
       this.pid = existing.pid;
       this.startedAt = Date.now();
+      this.since = processStartedAt(existing.pid);
       this.ensureKeeper();
       this.watch();
       this.opts.logger.info({ pid: existing.pid }, `attached to running ${this.opts.name}`);
@@ -145,6 +164,7 @@ export class CompanionProcess extends EventEmitter {
     const pid = child.pid!;
     this.pid = pid;
     this.startedAt = Date.now();
+    this.since = this.startedAt;
     writeCompanionRecord(this.recordFile, { pid, match: this.opts.match, ...(keep ? { kept: true } : {}) });
     child.once("exit", (code, signal) => this.died(pid, code ?? signal ?? "exit"));
     this.ensureKeeper();

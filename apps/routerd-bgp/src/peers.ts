@@ -17,6 +17,8 @@ export interface PeerView {
   establishedAt?: number;
   /** ms epoch of the last path (announce or withdraw) heard from it. */
   heardAt?: number;
+  /** GoBGP's own time the session came up (ListPeer), for when its Established is observed. */
+  upHint?: number;
   received: number;
   accepted: number;
   advertised: number;
@@ -58,7 +60,9 @@ export class PeerTable {
     const from = v.state;
     v.state = to;
     v.since = now;
-    if (to === "Established") v.establishedAt = now;
+    const hint = v.upHint;
+    delete v.upHint;
+    if (to === "Established") v.establishedAt = hint !== undefined ? Math.min(hint, now) : now;
     else {
       if (from === "Established") v.flaps++;
       delete v.establishedAt;
@@ -77,6 +81,21 @@ export class PeerTable {
     }
   }
 
+  /**
+   * GoBGP's own uptimes (ListPeer: whole seconds, so the later end of that second is taken): a session
+   * that was up long before routerd-bgp saw it (a re-attach) counts from when it really came up.
+   */
+  sessionsUp(peers: readonly Peer[], now = Date.now()): void {
+    for (const p of peers) {
+      const v = this.peers.get(p.state?.neighborAddress || p.conf?.neighborAddress || "");
+      const uptime = p.timers?.state?.uptime?.getTime() ?? 0;
+      if (v === undefined || uptime <= 0 || sessionStateName(p.state?.sessionState) !== "Established") continue;
+      const at = Math.min(uptime + 999, now);
+      if (v.state !== "Established") v.upHint = at;
+      else if (v.establishedAt === undefined || at < v.establishedAt) v.establishedAt = at;
+    }
+  }
+
   heard(address: string, at: number): void {
     const v = this.peers.get(address);
     if (v !== undefined) v.heardAt = at;
@@ -86,9 +105,11 @@ export class PeerTable {
    * Every neighbor has re-sent its table since its session came up: Established for quietMs, and either
    * heard from since then and quiet for quietMs, or silent for silentMs (a neighbor announcing nothing).
    * GoBGP's watch stream reports no End-of-RIB, so "re-sent" is judged by time; never before the first path.
+   * `only`: the neighbors waited for (a re-attach waits only for those whose table may still come).
    */
-  relearned(now: number, quietMs: number, silentMs: number): boolean {
+  relearned(now: number, quietMs: number, silentMs: number, only?: ReadonlySet<string>): boolean {
     for (const v of this.peers.values()) {
+      if (only !== undefined && !only.has(v.address)) continue;
       if (v.establishedAt === undefined || now - v.establishedAt < quietMs) return false;
       const heardSinceUp = v.heardAt !== undefined && v.heardAt >= v.establishedAt;
       if (heardSinceUp ? now - v.heardAt! < quietMs : now - v.establishedAt < silentMs) return false;

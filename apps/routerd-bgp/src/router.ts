@@ -23,6 +23,7 @@ import type { CompanionProcess } from "./companion.js";
 import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
 import { isEstablished, listAdjIn, watchGobgp } from "./gobgp/watch.js";
 import { PeerTable, type PeerTransition } from "./peers.js";
+import { reattachHold } from "./reattach.js";
 import { Redistributor } from "./redistribute.js";
 import type { AdjInPath } from "./rib/attrs.js";
 import { GracefulRestartTracker } from "./rib/graceful.js";
@@ -90,6 +91,8 @@ export class BgpRouter {
   private pathEvents = 0;
   private pathChanges = 0;
   private holdingSince = 0;
+  /** The neighbors the sweep of retained routes waits for (undefined: all of them). */
+  private waitFor: ReadonlySet<string> | undefined;
   phase: RouterPhase = "Starting";
   lastError = "";
   lastApply: ApplyReport | undefined;
@@ -160,6 +163,7 @@ export class BgpRouter {
         // A fresh gobgpd has an empty RIB: keep what the kernel has until the sessions relearn it.
         this.fib?.retainUntilSweep();
         this.holdingSince = Date.now();
+        this.waitFor = undefined;
         this.scheduleSweep();
       }
       await this.applyConfig();
@@ -261,8 +265,8 @@ export class BgpRouter {
 
   /**
    * Subscribes, then reads what each Established neighbor's Adj-RIB-In already holds (events arriving
-   * meanwhile are newer and applied after it). A gobgpd that kept running (re-attach, or a broken stream)
-   * holds the whole RIB: the kernel is then reconciled against it; a fresh one starts empty.
+   * meanwhile are newer and applied after it). A fresh gobgpd starts empty (its hold is already set up); one
+   * that kept running (re-attach, or a broken stream) is reconciled: see reconcile().
    */
   private subscribe(reconcile: boolean): void {
     this.stream?.cancel();
@@ -270,8 +274,9 @@ export class BgpRouter {
     const stream = watchGobgp(this.client, {
       onPeer: (peer: Peer) => this.onPeer(peer),
       onPaths: (paths) => {
-        if (buffered !== undefined) buffered.push(paths);
-        else this.onPaths(paths);
+        if (buffered === undefined) return this.onPaths(paths);
+        buffered.push(paths);
+        for (const p of paths) this.peers.heard(p.neighbor, Date.now());
       },
       onEnd: (err) => {
         if (this.stopping || this.stream !== stream) return;
@@ -283,8 +288,10 @@ export class BgpRouter {
     this.stream = stream;
     void (async () => {
       try {
-        const established = (await this.client.listPeers()).filter(isEstablished).map((p) => p.state?.neighborAddress || p.conf?.neighborAddress || "");
-        const listed = await Promise.all(established.filter(Boolean).map((n) => listAdjIn(this.client, n)));
+        const peers = await this.client.listPeers();
+        this.peers.sessionsUp(peers);
+        const established = peers.filter(isEstablished).map((p) => p.state?.neighborAddress || p.conf?.neighborAddress || "").filter(Boolean);
+        const listed = await Promise.all(established.map((n) => listAdjIn(this.client, n)));
         if (this.stream !== stream) return;
         this.rib.clear();
         for (const paths of listed) for (const p of paths) this.rib.apply(p);
@@ -292,20 +299,41 @@ export class BgpRouter {
         buffered = undefined;
         for (const paths of pending) for (const p of paths) this.rib.apply(p);
         this.opts.logger.info({ neighbors: established.length, prefixes: this.rib.size, reconcile }, "Adj-RIB-In read");
-        if (reconcile && this.fib !== undefined) {
-          const rib = new Map<string, string>();
-          for (const p of this.rib.prefixes()) {
-            const hops = this.rib.best(p);
-            if (hops !== "") rib.set(p, hops);
-          }
-          this.fib.replaceAll(rib);
-        } else this.reevaluate(this.rib.prefixes());
+        if (!reconcile) return this.reevaluate(this.rib.prefixes());
+        // What the listing held counts as heard now: the sweep waits until the neighbor is quiet after it.
+        const listedAt = Date.now();
+        established.forEach((n, i) => listed[i]!.length > 0 && this.peers.heard(n, listedAt));
+        this.reconcile(new Set(established));
       } catch (err) {
         if (this.stream !== stream) return;
         this.opts.logger.warn({ err: (err as Error).message }, "reading the Adj-RIB-In failed: resubscribing");
         setTimeout(() => this.process.pid !== undefined && !this.stopping && this.stream === stream && this.subscribe(reconcile), 1000).unref();
       }
     })();
+  }
+
+  /**
+   * The RIB of a gobgpd that kept running replaces the FIB's wants. Routes the kernel has and the RIB lacks
+   * are not deleted at once — a session may still be re-sending its table (gobgpd or the session only just
+   * came up): they are retained and swept by the same rule as after a fresh gobgpd (reattach.ts). A gobgpd
+   * of long standing whose neighbors are long Established settles at the first sweep check: nothing
+   * changes in the kernel but what the RIB really lost.
+   */
+  private reconcile(established: ReadonlySet<string>): void {
+    const fib = this.fib;
+    if (fib === undefined) return;
+    fib.retainUntilSweep();
+    this.reevaluate(this.rib.prefixes());
+    const hold = reattachHold({
+      now: Date.now(),
+      gobgpdStartedAt: this.process.since,
+      staleHoldMs: this.opts.staleHoldMs ?? 120_000,
+      neighbors: this.peers.list().map((v) => ({ address: v.address, established: established.has(v.address) })),
+    });
+    this.holdingSince = hold.holdingSince;
+    this.waitFor = hold.waitFor;
+    this.opts.logger.info({ retained: fib.stats.retained, waitFor: [...hold.waitFor], gobgpdYoung: hold.young, holdingSince: new Date(hold.holdingSince).toISOString() }, "re-attached: routes the RIB lacks kept until the sessions have relearned");
+    this.scheduleSweep();
   }
 
   private gobgpdDown(): void {
@@ -328,7 +356,7 @@ export class BgpRouter {
       const now = Date.now();
       // Each neighbor must have re-sent its table: a sweep before its paths arrived would blackhole them.
       // (Not before the set-up is through: until the config is applied the neighbor table is empty.)
-      const settled = this.phase === "Running" && this.peers.relearned(now, quiet, SILENT_NEIGHBOR_MS);
+      const settled = this.phase === "Running" && this.peers.relearned(now, quiet, SILENT_NEIGHBOR_MS, this.waitFor);
       if (settled || now - this.holdingSince >= hold) {
         clearInterval(this.sweepTimer);
         const dropped = this.fib?.sweep() ?? 0;

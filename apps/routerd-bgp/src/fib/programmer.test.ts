@@ -45,3 +45,20 @@ describe("FIB programmer: bulk withdraw", () => {
     expect(fl2()).toBe(0);
   });
 });
+
+describe("FIB programmer: retained routes (fresh gobgpd, re-attach)", () => {
+  it("keeps what the kernel has until sweep(): the RIB's routes written only where they differ, the rest deleted at the sweep", async () => {
+    const { fib, submitted } = programmer();
+    await fib.loadKernel(routes(4));
+    fib.retainUntilSweep();
+    fib.update("10.0.0.0/24", "192.0.2.2"); // relearned as it is: nothing to write
+    fib.update("10.0.1.0/24", "192.0.2.3"); // relearned with another next hop: replaced in place
+    await fib.idle();
+    expect(submitted.flat()).toEqual(["route replace 10.0.1.0/24 proto 219 metric 20 table 254 via 192.0.2.3"]);
+    expect(fib.stats.retained).toBe(2);
+    expect(fib.installed("10.0.2.0/24")).toBe("192.0.2.2");
+    expect(fib.sweep()).toBe(2);
+    await fib.idle();
+    expect(submitted.flat().slice(1).sort()).toEqual(["route del 10.0.2.0/24 proto 219 metric 20 table 254", "route del 10.0.3.0/24 proto 219 metric 20 table 254"]);
+  });
+});

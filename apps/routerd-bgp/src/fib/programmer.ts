@@ -105,16 +105,6 @@ export class FibProgrammer {
     return n;
   }
 
-  /** The RIB as a whole (an attached gobgpd's full table): anything else of ours in the kernel goes. */
-  replaceAll(rib: ReadonlyMap<string, NextHopKey>): void {
-    this.retained.clear();
-    this.desired.clear();
-    for (const [p, h] of rib) this.desired.set(p, h);
-    for (const p of this.kernel.keys()) this.mark(p);
-    for (const p of this.desired.keys()) this.mark(p);
-    this.stats.retained = 0;
-  }
-
   /**
    * The kernel reported a change of one of our routes (ip monitor). The view follows the kernel, and the
    * prefix is re-evaluated: a route someone else deleted or changed is written back.
@@ -144,7 +134,7 @@ export class FibProgrammer {
   update(prefix: string, hops: NextHopKey): void {
     if (hops === "") this.desired.delete(prefix);
     else this.desired.set(prefix, hops);
-    this.retained.delete(prefix);
+    if (this.retained.delete(prefix)) this.stats.retained = this.retained.size;
     this.mark(prefix);
   }
 
