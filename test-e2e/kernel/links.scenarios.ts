@@ -1,21 +1,15 @@
 // Links routerd creates, between real routers in one VM: IP tunnels (ipip, gre, ipip in FOU and in GUE) and
 // VXLAN carry traffic (VXLAN with TCP's MSS clamped on the bridged path), VRFs keep the same prefix apart,
 // and removing the resources deletes exactly the links routerd created; a foreign link with a wanted name is
-// never touched.
+// never touched. WireGuard on the kernel module (links-wireguard.ts) runs in the same VM boot.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { readLedger } from "@routerd/resource";
 import { Lab, sh } from "../lib/lab.js";
 import { until } from "../lib/serve.js";
-import { Router, res } from "./lib/router.js";
+import { moduleInPlan, Router, res } from "./lib/router.js";
 import { defineScenarios } from "./lib/scenarios.js";
-
-/** `<resource> <module> <change>` of the first kernel module in a `plan --json`. */
-function moduleInPlan(text: string): string {
-  const plan = JSON.parse(text) as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
-  const found = plan.resources.flatMap((x) => x.artifacts.filter((a) => a.kind === "linux.kernelModule").map((a) => `${x.id} ${a.name} ${a.change}`));
-  return found[0] ?? "(none)";
-}
+import { wireGuardScenario } from "./links-wireguard.js";
 
 const tunnel = (name: string, spec: Record<string, unknown>) => ({ ...res("TunnelInterface", name, { trustedUnderlay: true, ...spec }), apiVersion: "hybrid.routerd.net/v1alpha1" });
 
@@ -202,6 +196,7 @@ export default defineScenarios([
       }
     },
   },
+  wireGuardScenario,
 ]);
 
 /** A host's own table that counts incoming SYNs (with or without ACK) by the MSS they carry. */

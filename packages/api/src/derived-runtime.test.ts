@@ -1,12 +1,12 @@
 // The derived host runtime: modules per kind from one table, drop-ins only where the host uses the service.
 import { describe, expect, it } from "vitest";
-import { derivedRuntimeIntents, networkdDropin, resolvedDropin } from "./derived-runtime.js";
+import { derivedRuntimeIntents, networkdDropin, resolvedDropin, type HostRuntime } from "./derived-runtime.js";
 import { loadConfig } from "./load.js";
 import { makeConfigView } from "./config-view.js";
 
 const doc = (apiVersion: string, kind: string, name: string, spec: Record<string, unknown>) => `    - apiVersion: ${apiVersion}\n      kind: ${kind}\n      metadata: { name: ${name} }\n      spec: ${JSON.stringify(spec)}\n`;
 
-function intents(resources: string, host = { modules: true, networkd: true, resolved: true }) {
+function intents(resources: string, host: HostRuntime = { modules: true, networkd: true, resolved: true }) {
   const config = loadConfig(`apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: r }\nspec:\n  resources:\n${resources}`, "r.yaml");
   if (!config.config) throw new Error(JSON.stringify(config));
   const view = makeConfigView(config.config);
@@ -28,6 +28,19 @@ describe("derived host runtime", () => {
     );
     expect(got.map((i) => `${i.owner} ${i.name}${i.attributes.optional ? " optional" : ""}`)).toEqual(["VRF/blue vrf", "TunnelInterface/t1 ipip", "TunnelInterface/t1 fou", "WireGuardInterface/wg0 wireguard optional"]);
     expect(got.every((i) => i.kind === "linux.kernelModule")).toBe(true);
+  });
+
+  it("marks an optional module the kernel has on disk as loadable, so it is loaded like a required one", () => {
+    const resources = [doc(NET, "VRF", "blue", { routeTable: 100 }), doc(NET, "WireGuardInterface", "wg0", { privateKeyFile: "/etc/wg.key" })].join("");
+    const attrs = (loadable: (m: string) => boolean) => intents(resources, { modules: true, networkd: false, resolved: false, loadable }).map((i) => i.attributes);
+    expect(attrs((m) => m === "wireguard" || m === "vrf")).toEqual([
+      { module: "vrf", optional: false },
+      { module: "wireguard", optional: true, loadable: true },
+    ]);
+    expect(attrs(() => false)).toEqual([
+      { module: "vrf", optional: false },
+      { module: "wireguard", optional: true },
+    ]);
   });
 
   it("derives nothing the host does not take: no modules without module support, no drop-ins without the service", () => {

@@ -41,6 +41,11 @@ export function kernelModulesFor(res: Resource): KernelModuleNeed[] {
 export interface HostRuntime {
   /** The kernel loads modules (/proc/modules exists): module intents are derived. */
   modules: boolean;
+  /**
+   * Whether the kernel has a module on disk to load (modules.dep). An optional module it has is loaded (and
+   * recorded) like a required one; without this, an optional module that is not loaded is left out.
+   */
+  loadable?: (module: string) => boolean;
   /** systemd-networkd is enabled or running on the host. */
   networkd: boolean;
   /** systemd-resolved is enabled or running on the host. */
@@ -96,7 +101,10 @@ export function derivedRuntimeIntents(res: Resource, view: ConfigView, host: Hos
   if (host.modules) {
     for (const m of kernelModulesFor(res)) {
       const module = artifactNames.kernelModule(m.module);
-      out.push({ kind: "linux.kernelModule", name: module, owner: res.owner, action: "ensure", applyWith: "modprobe", attributes: { module, optional: m.optional ?? false } });
+      const optional = m.optional ?? false;
+      // `optional` stays: a failed load of one the host has still holds nothing back (wireguard-go takes over).
+      const loadable = optional && host.loadable?.(module) ? { loadable: true } : {};
+      out.push({ kind: "linux.kernelModule", name: module, owner: res.owner, action: "ensure", applyWith: "modprobe", attributes: { module, optional, ...loadable } });
     }
   }
   const ifname = host.networkd ? managedIfname(res, view) : undefined;

@@ -107,8 +107,8 @@ const COMPARATORS: Partial<Record<ArtifactKind, Comparator>> = {
   package: compareKeys("os", "optional"),
   // `validate` and `reload` name what runs before and after writing; they are not part of the file.
   file: compareKeys("validate", "reload"),
-  // A module is there or not; `optional` is routerd's notion.
-  "linux.kernelModule": compareKeys("optional"),
+  // A module is there or not; `optional` and `loadable` are routerd's notions.
+  "linux.kernelModule": compareKeys("optional", "loadable"),
   // The service named is the one told of a change, not part of the file.
   "systemd.dropin": compareKeys("service"),
 };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemRunner } from "./exec.js";
-import { detectHostServices, observeDropins, observeKernelModules, parseBuiltin, parseProcModules, removeDropin, writeDropin } from "./runtime.js";
+import { detectHostServices, loadableKernelModules, observeDropins, observeKernelModules, parseBuiltin, parseModulesDep, parseProcModules, removeDropin, writeDropin } from "./runtime.js";
 
 function withDir(fn: (dir: string) => void | Promise<void>) {
   return async () => {
@@ -40,6 +40,25 @@ describe("kernel modules on the host", () => {
       mkdirSync(join(sources.sysModule, "tcp_cubic")); // built in, with parameters: no initstate
       const seen = new Map(observeKernelModules(sources).map((a) => [a.name, a.attributes.state]));
       expect(Object.fromEntries(seen)).toEqual({ vrf: "loaded", ip6_tunnel: "loaded", udp_tunnel: "loaded", nf_tables: "builtin", tcp_cubic: "builtin" });
+    }),
+  );
+});
+
+describe("modules the kernel can load", () => {
+  const DEP = ["kernel/drivers/net/wireguard/wireguard.ko.xz: kernel/net/ipv6/ip6_udp_tunnel.ko.xz kernel/net/ipv4/udp_tunnel.ko.xz", "kernel/drivers/net/vrf.ko:", "kernel/net/ipv4/ip-gre.ko: kernel/net/ipv4/gre.ko", ""].join("\n");
+
+  it("reads modules.dep by module name (the dependencies are listed under their own lines)", () => {
+    expect(parseModulesDep(DEP)).toEqual(new Set(["wireguard", "vrf", "ip_gre"]));
+  });
+
+  it(
+    "answers from modules.dep, and says no for every module where there is none (a kernel without /lib/modules)",
+    withDir((dir) => {
+      const dep = join(dir, "modules.dep");
+      expect(loadableKernelModules(dep)("wireguard")).toBe(false);
+      writeFileSync(dep, DEP);
+      const loadable = loadableKernelModules(dep);
+      expect([loadable("wireguard"), loadable("ip-gre"), loadable("pppoe")]).toEqual([true, true, false]);
     }),
   );
 });

@@ -45,14 +45,36 @@ export function parseProcModules(text: string): LoadedModule[] {
     });
 }
 
+/** A module's name from its path (`kernel/net/ipv4/ip_tunnel.ko`): the file's, with underscores. */
+const moduleOfPath = (path: string) => artifactNames.kernelModule(path.trim().split("/").pop()!.replace(/\.ko(\.[a-z]+)?$/, ""));
+
 /** modules.builtin lists paths (`kernel/net/ipv4/ip_tunnel.ko`); the module name is the file's, with underscores. */
 export function parseBuiltin(text: string): Set<string> {
   return new Set(
     text
       .split("\n")
       .filter((l) => l.trim())
-      .map((l) => artifactNames.kernelModule(l.trim().split("/").pop()!.replace(/\.ko(\.[a-z]+)?$/, ""))),
+      .map(moduleOfPath),
   );
+}
+
+/** modules.dep: `path: dependency paths` per module the kernel can load from disk. */
+export function parseModulesDep(text: string): Set<string> {
+  return new Set(
+    text
+      .split("\n")
+      .filter((l) => l.includes(":"))
+      .map((l) => moduleOfPath(l.slice(0, l.indexOf(":")))),
+  );
+}
+
+/**
+ * Whether this kernel can load a module from disk (it is in modules.dep). Not being loaded (/proc/modules)
+ * says nothing about that; an optional module the host has is loaded like a required one. Read at most once.
+ */
+export function loadableKernelModules(modulesDep = `/lib/modules/${release()}/modules.dep`): (module: string) => boolean {
+  let names: Set<string> | undefined;
+  return (module) => (names ??= existsSync(modulesDep) ? parseModulesDep(readFileSync(modulesDep, "utf8")) : new Set()).has(artifactNames.kernelModule(module));
 }
 
 /** Every module the kernel has now: loaded ones with their users, built-in ones as such. */

@@ -64,3 +64,10 @@ export class Router {
     return /[1-9] received/.test(sh(["ip", "netns", "exec", this.ns, "ping", "-c", "2", "-W", "2", ...extra, address], { allowFail: true }));
   }
 }
+
+/** `<resource> <module> <change>` of the first kernel module (or of `module`) in a `plan --json`. */
+export function moduleInPlan(text: string, module?: string): string {
+  const plan = JSON.parse(text) as { resources: { id: string; artifacts: { kind: string; name: string; change: string }[] }[] };
+  const found = plan.resources.flatMap((x) => x.artifacts.filter((a) => a.kind === "linux.kernelModule" && (module === undefined || a.name === module)).map((a) => `${x.id} ${a.name} ${a.change}`));
+  return found[0] ?? "(none)";
+}

@@ -1,6 +1,6 @@
 // `routerd status`: what every resource publishes now (the status fields of its kind's provides table) and
 // its lifecycle phase from the last reconcile. Reads the config, status.json, the daemons and the host's
-// links; changes nothing and takes no lock.
+// links and WireGuard devices; changes nothing and takes no lock.
 import { effectiveView, makeConfigView, type RouterConfig } from "@routerd/api";
 import type { Command } from "@routerd/cli";
 import { readStatuses } from "@routerd/resource";
@@ -22,7 +22,9 @@ export interface ResourceStatusReport {
 
 export async function statusReport(config: RouterConfig, host: ReturnType<typeof hostContext>): Promise<ResourceStatusReport[]> {
   const statuses = readStatuses(host.stateDir);
-  const runtime = await readRuntime(makeConfigView(config), host.runDir, config.resources.some((r) => r.kind === "Interface") ? { links: host } : {});
+  // WireGuard devices are read only when the config has one (readRuntime skips them otherwise): without them a
+  // WireGuardInterface would show no backend, key or port, and a WireGuardPeer no handshake or counters.
+  const runtime = await readRuntime(makeConfigView(config), host.runDir, { ...(config.resources.some((r) => r.kind === "Interface") ? { links: host } : {}), wireguard: host });
   const view = statusViewFor(config, runtime, statuses, {});
   const pending = new Map(effectiveView(config, view, view).pending.map((p) => [p.resource.owner, p.reason]));
   return config.resources.map((r) => {

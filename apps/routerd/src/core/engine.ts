@@ -1,7 +1,7 @@
 // The reconcile pipeline with I/O: load state → observe → plan → (write-ahead) → apply → verify → record.
 // Pure stages live in desired.ts and plan.ts; this file is the only one that sequences host changes.
 import { kindDefinition, makeConfigView, needsEgressNumbers, type RouterConfig, type StatusView, type WhenState } from "@routerd/api";
-import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, keyFacts, managersOf, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type ObservationCache, type ResidentView, type StepResult } from "@routerd/host";
+import { NAME_HINTED_KINDS, apply, detectHostServices, hasModuleSupport, hasPackageDatabase, loadableKernelModules, keyFacts, managersOf, readHostOs, observeInventory, prefetchInventory, type DaemonPort, type InventoryPrefetch, type HostContext, type NameHints, type ObservationCache, type ResidentView, type StepResult } from "@routerd/host";
 import type { RuntimeView } from "@routerd/api";
 import type { EgressSelection, IngressSelection } from "@routerd/render";
 import {
@@ -135,7 +135,7 @@ async function planWith(config: RouterConfig, opts: EngineOptions, session: Ledg
     stateDir: opts.host.stateDir,
     keys: (path, what) => keyFacts(opts.host, path, what),
     ...(hasPackageDatabase(opts.host) ? { packages: { os: readHostOs(opts.host), managers: managersOf(opts.host), install: Boolean(opts.installPackages) } } : {}),
-    hostRuntime: { modules: hasModuleSupport(), ...detectHostServices(opts.host) },
+    hostRuntime: { modules: hasModuleSupport(), loadable: loadableKernelModules(), ...detectHostServices(opts.host) },
     supervisor: opts.supervisor ?? readSupervisorMode(opts.host.stateDir),
     daemonDirs: { runDir: opts.host.runDir, stateDir: opts.host.stateDir, root: opts.host.root },
   });

@@ -1,6 +1,6 @@
 // The derived host runtime in the plan: a module the config needs is loaded only when missing, recorded only
 // when routerd loaded it, and never unloaded; drop-ins are created and removed whole.
-import { loadConfig } from "@routerd/api";
+import { loadConfig, type HostRuntime } from "@routerd/api";
 import { Ledger, knownKind, type Inventory, type ObservedArtifact } from "@routerd/resource";
 import { describe, expect, it } from "vitest";
 import { computeDesired } from "./desired.js";
@@ -16,13 +16,18 @@ const OTHER = `    - apiVersion: net.routerd.net/v1alpha1
       metadata: { name: lo }
       spec: { managed: false }
 `;
-const HOST = { modules: true, networkd: true, resolved: false };
+const WIREGUARD = `    - apiVersion: net.routerd.net/v1alpha1
+      kind: WireGuardInterface
+      metadata: { name: tun }
+      spec: { ifname: wg0, privateKeyFile: /etc/routerd/wireguard/a.key }
+`;
+const HOST: HostRuntime = { modules: true, networkd: true, resolved: false };
 const loaded = (...names: string[]): ObservedArtifact[] => names.map((m) => ({ kind: "linux.kernelModule", name: m, attributes: { module: m, state: "loaded", refcount: 0, holders: [] } }));
 const DROPIN = "/etc/systemd/network/00-routerd-blue.network";
 
-function run(resources: string, inventory: Inventory, ledger = new Ledger()) {
+function run(resources: string, inventory: Inventory, ledger = new Ledger(), hostRuntime = HOST) {
   const config = loadConfig(`apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: r }\nspec:\n  resources:\n${resources}`, "r.yaml").config!;
-  const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", hostRuntime: HOST });
+  const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", hostRuntime });
   return plan({ desired, inventory, ledger, statuses: new Map(), allowEmpty: true });
 }
 
@@ -37,6 +42,15 @@ describe("derived host runtime in the plan", () => {
   it("loads a missing module before the VRF and writes networkd's drop-in for it", () => {
     const p = run(VRF, inventoryWith([]));
     expect(new Set(p.steps.map((s) => `${s.kind} ${s.name}`))).toEqual(new Set(["linux.kernelModule vrf", `systemd.dropin ${DROPIN}`, "linux.link blue"]));
+  });
+
+  it("loads an optional module (wireguard under backend auto) the kernel has on disk; leaves it out where the kernel has none", () => {
+    const modules = (p: ReturnType<typeof run>) => p.steps.filter((s) => s.kind === "linux.kernelModule").map((s) => `${s.op} ${s.name}`);
+    const has = (...names: string[]) => ({ ...HOST, loadable: (m: string) => names.includes(m) });
+    expect(modules(run(WIREGUARD, inventoryWith([]), new Ledger(), has("wireguard")))).toEqual(["ensure wireguard"]);
+    expect(modules(run(WIREGUARD, inventoryWith([]), new Ledger(), has()))).toEqual([]);
+    // Loaded already (by anyone): nothing to do, whatever routerd knows of the disk.
+    expect(modules(run(WIREGUARD, inventoryWith(loaded("wireguard")), new Ledger(), has("wireguard")))).toEqual([]);
   });
 
   it("a module loaded before routerd is left as it is, and never unloaded when the config drops it", () => {

@@ -115,9 +115,10 @@ function classify(d: DesiredArtifact, entry: LedgerEntry | undefined, inventory:
       .map((field) => ({ field, desired: d.attributes[field], observed: o.artifact.attributes[field] }));
     return { change: "unchanged", observed: o.artifact.attributes, ...(differences.length ? { differences, reason: "observed only: routerd does not change it" } : {}) };
   }
-  // An optional sysctl or module this host lacks is left out; an optional package (a Package entry) is still
-  // installed: there `optional` only means that a failed install holds nothing back.
-  if (o.state === "absent") return d.attributes.optional && d.kind !== "package" ? { change: "unchanged", reason: "optional, and not on this host" } : { change: "create" };
+  // An optional sysctl or module this host lacks is left out (an optional module the kernel has on disk is not
+  // lacking, only not loaded yet: `loadable`); an optional package (a Package entry) is still installed: there
+  // `optional` only means that a failed install holds nothing back.
+  if (o.state === "absent") return d.attributes.optional && d.attributes.loadable !== true && d.kind !== "package" ? { change: "unchanged", reason: "optional, and not on this host" } : { change: "create" };
   const foreign = foreignLink(d, entry, o.artifact.attributes);
   if (foreign) return { change: "unchanged", reason: foreign, observed: o.artifact.attributes };
   const differences = driftOf(d.kind, d.attributes, o.artifact.attributes, entry?.attributes);
