@@ -1,0 +1,152 @@
+// NTPClient (chrony) with its server from DHCPv6: kea-dhcp6 in the ISP namespace delegates a /56 and hands out
+// SNTP servers (option 31); routerd's own routerd-dhcpv6-client takes them into DHCPv6PrefixDelegation's status
+// (sntpServers), and an NTPClient with serverFrom that field gets them in routerd's block of
+// <root>/etc/chrony/sources.d/routerd.sources. A real chronyd in the router namespace then syncs from a real
+// chronyd in the ISP namespace at that IPv6 address (its queries leave from the LAN address numbered from the
+// delegation). When the ISP hands out another server, the block follows on the next renew, and chronyd moves
+// to the new server. `chronyc` on serve's PATH is a wrapper that logs each call and runs the real one: the
+// test counts the reloads (only when the block changed) while chronyd still does each of them for real.
+// Every chronyd runs with -x: none touches the (shared) system clock.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt as ensureClientBuilt } from "../dhcpv6-client/support/client.js";
+import { Kea } from "../dhcpv6-client/support/kea.js";
+import { res } from "../lib/config.js";
+import { ROUTERD } from "../lib/netns.js";
+import { Lab, nsExec, sh } from "../dhcpv4-client/netns.js";
+import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
+
+const lab = new Lab("ntp6");
+let router: Router;
+let kea: Kea;
+let isp: string;
+const SOURCES = "etc/chrony/sources.d/routerd.sources";
+/** Two time servers in the ISP's /64, each its own chronyd (stratum 8 and 9, so `tracking` tells them apart). */
+const SERVER_A = "2001:db8:1::123";
+const SERVER_B = "2001:db8:1::124";
+const POOL = "2001:db8:1000::";
+// T1 3 s: renews come often enough to see a changed option soon, and to see that an unchanged one does nothing.
+const TIMERS = { renew: 3, rebind: 5, preferred: 40, valid: 60 };
+const socket = () => join(router.root, "run/chrony/chronyd.sock");
+const reloadLog = () => lab.path("chronyc-calls.log");
+
+const resources = () => [
+  res("Interface", "wan", { ifname: "wan0" }),
+  res("Interface", "lan", { ifname: "lan0" }),
+  res("DHCPv6PrefixDelegation", "isp", { interface: "wan", prefixLength: 56 }),
+  res("IPv6DelegatedAddress", "lan6", { prefixDelegation: "isp", interface: "lan", subnetID: 1, announce: false }),
+  res("NTPClient", "time", { provider: "chrony", source: "dhcpv6", serverFrom: [{ resource: "DHCPv6PrefixDelegation/isp", field: "sntpServers" }] }),
+];
+
+/** A foreground chronyd (killed by the lab's cleanup) that never sets the clock; `-6`: IPv6 sockets only. */
+function chronyd(ns: string, name: string, conf: string[], flags: string[] = []): void {
+  const path = lab.path(`${name}.conf`);
+  writeFileSync(path, conf.join("\n") + "\n");
+  lab.spawn(ns, ["chronyd", "-d", "-x", ...flags, "-u", "root", "-f", path]);
+}
+
+/** A time server of the ISP bound to one address, with its own command socket. */
+function timeServer(name: string, address: string, stratum: number): void {
+  const run = lab.path(`${name}-run`);
+  mkdirSync(run, { mode: 0o750 });
+  chronyd(isp, name, [`local stratum ${stratum}`, `bindaddress ${address}`, "allow 2001:db8::/32", `bindcmdaddress ${run}/chronyd.sock`, "cmdport 0", `pidfile ${lab.path(`${name}.pid`)}`], ["-6"]);
+}
+
+const chronyc = (args: string[]) => nsExec(router.ns, ["chronyc", "-n", "-h", socket(), ...args], { allowFail: true });
+const block = () => (existsSync(join(router.root, SOURCES)) ? readFileSync(join(router.root, SOURCES), "utf8") : "");
+const reloads = () => (existsSync(reloadLog()) ? readFileSync(reloadLog(), "utf8").split("\n").filter((l) => l.endsWith("reload sources")).length : 0);
+const serversInUse = async () => (await router.published("NTPClient/time"))?.servers as string[] | undefined;
+const renewsSeen = () => (kea.log.match(/DHCP6_PD_LEASE_RENEW/g) ?? []).length;
+const selected = (server: string) => new RegExp(`^\\^\\*\\s+${server}\\s`, "m");
+
+async function linkLocal(ns: string, ifname: string): Promise<string> {
+  return until(`a link-local address on ${ifname}`, () => {
+    const j = JSON.parse(sh(["ip", "-n", ns, "-j", "-6", "addr", "show", "dev", ifname, "scope", "link"])) as { addr_info: { local?: string }[] }[];
+    return j[0]?.addr_info.find((a) => a.local)?.local;
+  }, 5000, 20);
+}
+
+/** `routerd serve` as Router.startServe runs it, with the chronyc wrapper first on its PATH. */
+function startServe(): void {
+  const bin = lab.path("bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "chronyc"), `#!/bin/sh\necho "$*" >> ${reloadLog()}\nexec /usr/bin/chronyc "$@"\n`);
+  chmodSync(join(bin, "chronyc"), 0o755);
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` };
+  router.serve = lab.spawn(router.ns, [process.execPath, ROUTERD, "serve", "--config", router.configPath, "--state-dir", router.stateDir, "--run-dir", router.runDir, "--root", router.root, "--interval", "2s"], env);
+  router.serve.stdout?.on("data", (b: Buffer) => router.serveLog.push(b.toString()));
+  router.serve.stderr?.on("data", (b: Buffer) => router.serveLog.push(b.toString()));
+}
+
+/** The renews kea has answered so far, plus `more`: waiting for them shows what routerd did (or did not do) meanwhile. */
+async function renewsPass(more: number): Promise<void> {
+  const target = renewsSeen() + more;
+  await until(`${more} more renews at kea`, () => renewsSeen() >= target || undefined, (more + 2) * TIMERS.renew * 1000);
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  ensureClientBuilt();
+  router = new Router(lab);
+  isp = lab.netns("isp");
+  lab.veth(isp, "isp0", router.ns, "wan0");
+  lab.veth(router.ns, "lan0", router.ns, "lan0p");
+  // The ISP's /64 with its two time servers; what an ISP's RA would give the router (a default route) and the
+  // ISP's route back to the delegated prefixes (kea installs none).
+  sh(["ip", "-n", isp, "addr", "add", "2001:db8:1::1/64", "dev", "isp0"]);
+  for (const a of [SERVER_A, SERVER_B]) sh(["ip", "-n", isp, "addr", "add", `${a}/64`, "dev", "isp0", "nodad"]);
+  sh(["ip", "-n", isp, "-6", "route", "add", `${POOL}/36`, "via", await linkLocal(router.ns, "wan0"), "dev", "isp0"]);
+  sh(["ip", "-n", router.ns, "-6", "route", "add", "default", "via", await linkLocal(isp, "isp0"), "dev", "wan0"]);
+  timeServer("server-a", SERVER_A, 8);
+  timeServer("server-b", SERVER_B, 9);
+  kea = new Kea(lab, isp, {
+    subnets: [{ id: 1, iface: "isp0", subnet: "2001:db8:1::/64", pdPrefix: POOL, rapidCommit: true }],
+    timers: TIMERS,
+    optionData: [{ name: "sntp-servers", data: SERVER_A }],
+  });
+  await kea.start();
+  // The router's chronyd reads Debian's layout inside the test root: sources.d for sources, the usual socket.
+  mkdirSync(join(router.root, "etc/chrony/sources.d"), { recursive: true });
+  mkdirSync(join(router.root, "run/chrony"), { recursive: true, mode: 0o750 });
+  chronyd(router.ns, "client", [`sourcedir ${join(router.root, "etc/chrony/sources.d")}`, "port 0", `bindcmdaddress ${socket()}`, "cmdport 0", `pidfile ${lab.path("client.pid")}`]);
+  await until("the router's chronyd socket", () => existsSync(socket()), 10_000);
+  router.writeConfig(resources());
+  startServe();
+}, 180_000);
+
+afterAll(async () => {
+  if (process.env.ROUTERD_E2E_DEBUG) process.stderr.write(`${router?.serveLog.join("")}\n${kea?.log}\n`);
+  await router?.cleanup();
+});
+
+describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6PrefixDelegation's sntpServers)", () => {
+  it("writes the delegation's SNTP server into routerd's block, reloads chronyd once, and chronyd syncs from it over IPv6", { timeout: 90_000 }, async () => {
+    await until("routerd's sources block", () => block().includes(SERVER_A) || undefined, 45_000);
+    expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_A} iburst\n# END routerd ntp-time\n`);
+    expect((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers).toEqual([SERVER_A]);
+    expect(await serversInUse()).toEqual([SERVER_A]);
+    // "^*": chronyd selected the ISP's server (it learnt of it only from the reload); tracking: its stratum 8 + 1.
+    await until("chronyd synchronised to the DHCPv6 SNTP server", () => selected(SERVER_A).test(chronyc(["sources"])) || undefined, 40_000);
+    const tracking = chronyc(["tracking"]);
+    expect(tracking).toMatch(/^Stratum\s*:\s*9$/m);
+    expect(tracking).not.toContain("Not synchronised");
+    // Renews that bring the same option change nothing: one reload in all.
+    await renewsPass(2);
+    expect(reloads()).toBe(1);
+    expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_A} iburst\n# END routerd ntp-time\n`);
+  });
+
+  it("another SNTP server from the ISP: the block follows on the next renew, chronyd is reloaded once and moves to it", { timeout: 90_000 }, async () => {
+    await kea.reconfigure({ optionData: [{ name: "sntp-servers", data: SERVER_B }] });
+    await until("the new server in routerd's block", () => block().includes(SERVER_B) || undefined, 30_000);
+    expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_B} iburst\n# END routerd ntp-time\n`);
+    await until("status: the new server in use", async () => (await serversInUse())?.includes(SERVER_B) || undefined, 10_000);
+    expect(await serversInUse()).toEqual([SERVER_B]);
+    await until("chronyd synchronised to the new server", () => selected(SERVER_B).test(chronyc(["sources"])) || undefined, 40_000);
+    expect(chronyc(["sources"])).not.toContain(SERVER_A);
+    expect(chronyc(["tracking"])).toMatch(/^Stratum\s*:\s*10$/m);
+    await renewsPass(2);
+    expect(reloads()).toBe(2);
+  });
+});
