@@ -124,8 +124,10 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
   it("writes the delegation's SNTP server into routerd's block, reloads chronyd once, and chronyd syncs from it over IPv6", { timeout: 90_000 }, async () => {
     await until("routerd's sources block", () => block().includes(SERVER_A) || undefined, 45_000);
     expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_A} iburst\n# END routerd ntp-time\n`);
-    expect((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers).toEqual([SERVER_A]);
+    // serve publishes status at the end of the cycle that wrote the block.
+    await until("status: the server in use", async () => (await serversInUse())?.includes(SERVER_A) || undefined, 10_000);
     expect(await serversInUse()).toEqual([SERVER_A]);
+    expect((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers).toEqual([SERVER_A]);
     // "^*": chronyd selected the ISP's server (it learnt of it only from the reload); tracking: its stratum 8 + 1.
     await until("chronyd synchronised to the DHCPv6 SNTP server", () => selected(SERVER_A).test(chronyc(["sources"])) || undefined, 40_000);
     const tracking = chronyc(["tracking"]);
