@@ -9,6 +9,7 @@
 // Every chronyd runs with -x: none touches the (shared) system clock.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deriveLanAddress } from "@routerd/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt as ensureClientBuilt } from "../dhcpv6-client/support/client.js";
 import { Kea } from "../dhcpv6-client/support/kea.js";
@@ -133,6 +134,12 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     const tracking = chronyc(["tracking"]);
     expect(tracking).toMatch(/^Stratum\s*:\s*9$/m);
     expect(tracking).not.toContain("Not synchronised");
+    // The server's view: its client is the router's LAN address numbered from the delegation (<prefix>:1::1).
+    const prefix = String((await router.published("DHCPv6PrefixDelegation/isp"))?.currentPrefix);
+    expect(prefix).toMatch(/^2001:db8:10[0-9a-f:]*\/56$/);
+    const lan = deriveLanAddress({ prefix: prefix.split("/")[0]!, length: 56 }, 1n, "::1");
+    if (!lan.ok) throw new Error(lan.reason);
+    expect(nsExec(isp, ["chronyc", "-n", "-h", `${lab.path("server-a-run")}/chronyd.sock`, "clients"])).toMatch(new RegExp(`^${lan.address}\\s`, "m"));
     // Renews that bring the same option change nothing: one reload in all.
     await renewsPass(2);
     expect(reloads()).toBe(1);
