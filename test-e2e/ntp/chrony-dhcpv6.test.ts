@@ -6,7 +6,6 @@
 // delegation). When the ISP hands out another server, the block follows on the next renew, and chronyd moves
 // to the new server. `chronyc` on serve's PATH is a wrapper that logs each call and runs the real one: the
 // test counts the reloads (only when the block changed) while chronyd still does each of them for real.
-// Every chronyd runs with -x: none touches the (shared) system clock.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deriveLanAddress } from "@routerd/api";
@@ -15,8 +14,9 @@ import { ensureBuilt as ensureClientBuilt } from "../dhcpv6-client/support/clien
 import { Kea } from "../dhcpv6-client/support/kea.js";
 import { res } from "../lib/config.js";
 import { ROUTERD } from "../lib/netns.js";
-import { Lab, nsExec, sh } from "../dhcpv4-client/netns.js";
+import { Lab, sh } from "../dhcpv4-client/netns.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
+import { chronyc, chronyd, routerChronyd } from "./chronyd.js";
 
 const lab = new Lab("ntp6");
 let router: Router;
@@ -29,7 +29,7 @@ const SERVER_B = "2001:db8:1::124";
 const POOL = "2001:db8:1000::";
 // T1 3 s: renews come often enough to see a changed option soon, and to see that an unchanged one does nothing.
 const TIMERS = { renew: 3, rebind: 5, preferred: 40, valid: 60 };
-const socket = () => join(router.root, "run/chrony/chronyd.sock");
+let socket: string;
 const reloadLog = () => lab.path("chronyc-calls.log");
 
 const resources = () => [
@@ -40,21 +40,14 @@ const resources = () => [
   res("NTPClient", "time", { provider: "chrony", source: "dhcpv6", serverFrom: [{ resource: "DHCPv6PrefixDelegation/isp", field: "sntpServers" }] }),
 ];
 
-/** A foreground chronyd (killed by the lab's cleanup) that never sets the clock; `-6`: IPv6 sockets only. */
-function chronyd(ns: string, name: string, conf: string[], flags: string[] = []): void {
-  const path = lab.path(`${name}.conf`);
-  writeFileSync(path, conf.join("\n") + "\n");
-  lab.spawn(ns, ["chronyd", "-d", "-x", ...flags, "-u", "root", "-f", path]);
-}
-
-/** A time server of the ISP bound to one address, with its own command socket. */
+/** A time server of the ISP bound to one address (IPv6 sockets only), with its own command socket. */
 function timeServer(name: string, address: string, stratum: number): void {
   const run = lab.path(`${name}-run`);
   mkdirSync(run, { mode: 0o750 });
-  chronyd(isp, name, [`local stratum ${stratum}`, `bindaddress ${address}`, "allow 2001:db8::/32", `bindcmdaddress ${run}/chronyd.sock`, "cmdport 0", `pidfile ${lab.path(`${name}.pid`)}`], ["-6"]);
+  chronyd(lab, isp, name, [`local stratum ${stratum}`, `bindaddress ${address}`, "allow 2001:db8::/32", `bindcmdaddress ${run}/chronyd.sock`, "cmdport 0", `pidfile ${lab.path(`${name}.pid`)}`], ["-6"]);
 }
 
-const chronyc = (args: string[]) => nsExec(router.ns, ["chronyc", "-n", "-h", socket(), ...args], { allowFail: true });
+const client = (args: string[]) => chronyc(router.ns, socket, args);
 const block = () => (existsSync(join(router.root, SOURCES)) ? readFileSync(join(router.root, SOURCES), "utf8") : "");
 const reloads = () => (existsSync(reloadLog()) ? readFileSync(reloadLog(), "utf8").split("\n").filter((l) => l.endsWith("reload sources")).length : 0);
 const serversInUse = async () => (await router.published("NTPClient/time"))?.servers as string[] | undefined;
@@ -107,11 +100,7 @@ beforeAll(async () => {
     optionData: [{ name: "sntp-servers", data: SERVER_A }],
   });
   await kea.start();
-  // The router's chronyd reads Debian's layout inside the test root: sources.d for sources, the usual socket.
-  mkdirSync(join(router.root, "etc/chrony/sources.d"), { recursive: true });
-  mkdirSync(join(router.root, "run/chrony"), { recursive: true, mode: 0o750 });
-  chronyd(router.ns, "client", [`sourcedir ${join(router.root, "etc/chrony/sources.d")}`, "port 0", `bindcmdaddress ${socket()}`, "cmdport 0", `pidfile ${lab.path("client.pid")}`]);
-  await until("the router's chronyd socket", () => existsSync(socket()), 10_000);
+  socket = await routerChronyd(lab, router);
   router.writeConfig(resources());
   startServe();
 }, 180_000);
@@ -130,8 +119,8 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     expect(await serversInUse()).toEqual([SERVER_A]);
     expect((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers).toEqual([SERVER_A]);
     // "^*": chronyd selected the ISP's server (it learnt of it only from the reload); tracking: its stratum 8 + 1.
-    await until("chronyd synchronised to the DHCPv6 SNTP server", () => selected(SERVER_A).test(chronyc(["sources"])) || undefined, 40_000);
-    const tracking = chronyc(["tracking"]);
+    await until("chronyd synchronised to the DHCPv6 SNTP server", () => selected(SERVER_A).test(client(["sources"])) || undefined, 40_000);
+    const tracking = client(["tracking"]);
     expect(tracking).toMatch(/^Stratum\s*:\s*9$/m);
     expect(tracking).not.toContain("Not synchronised");
     // The server's view: its client is the router's LAN address numbered from the delegation (<prefix>:1::1).
@@ -139,7 +128,7 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     expect(prefix).toMatch(/^2001:db8:10[0-9a-f:]*\/56$/);
     const lan = deriveLanAddress({ prefix: prefix.split("/")[0]!, length: 56 }, 1n, "::1");
     if (!lan.ok) throw new Error(lan.reason);
-    expect(nsExec(isp, ["chronyc", "-n", "-h", `${lab.path("server-a-run")}/chronyd.sock`, "clients"])).toMatch(new RegExp(`^${lan.address}\\s`, "m"));
+    expect(chronyc(isp, `${lab.path("server-a-run")}/chronyd.sock`, ["clients"])).toMatch(new RegExp(`^${lan.address}\\s`, "m"));
     // Renews that bring the same option change nothing: one reload in all.
     await renewsPass(2);
     expect(reloads()).toBe(1);
@@ -152,9 +141,9 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_B} iburst\n# END routerd ntp-time\n`);
     await until("status: the new server in use", async () => (await serversInUse())?.includes(SERVER_B) || undefined, 10_000);
     expect(await serversInUse()).toEqual([SERVER_B]);
-    await until("chronyd synchronised to the new server", () => selected(SERVER_B).test(chronyc(["sources"])) || undefined, 40_000);
-    expect(chronyc(["sources"])).not.toContain(SERVER_A);
-    expect(chronyc(["tracking"])).toMatch(/^Stratum\s*:\s*10$/m);
+    await until("chronyd synchronised to the new server", () => selected(SERVER_B).test(client(["sources"])) || undefined, 40_000);
+    expect(client(["sources"])).not.toContain(SERVER_A);
+    expect(client(["tracking"])).toMatch(/^Stratum\s*:\s*10$/m);
     await renewsPass(2);
     expect(reloads()).toBe(2);
   });
