@@ -90,6 +90,12 @@ describe("NTPClient servers from a DHCPv6 delegation's SNTP option (serverFrom),
     expect(def.status!(res!, view).fields).toEqual({ servers: ["2001:db8::123", "2001:db8::124"], source: "dhcpv6" });
   });
 
+  it("after the delegation is lost, the SNTP servers the client last reported stay in the block", () => {
+    const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "absent", phase: "Expired", last: { sntpServers: ["2001:db8::123"] } });
+    const view = makeConfigView({ ...v.config, resources: v.active });
+    expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server 2001:db8::123 iburst\n");
+  });
+
   it("an optional source without servers yet: the fallback servers are in use, and status says so", () => {
     const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "present", value: { ...prefix, sntpServers: [] }, phase: "Bound" });
     const view = makeConfigView({ ...v.config, resources: v.active });
