@@ -4,11 +4,13 @@
 // <root>/etc/chrony/sources.d/routerd.sources. A real chronyd in the router namespace then syncs from a real
 // chronyd in the ISP namespace at that IPv6 address (its queries leave from the LAN address numbered from the
 // delegation). When the ISP hands out another server, the block follows on the next renew, and chronyd moves
-// to the new server. `chronyc` on serve's PATH is a wrapper that logs each call and runs the real one: the
+// to the new server; when the ISP stops sending servers, a required source keeps the block, an optional one
+// lets fallbackServers in. `chronyc` on serve's PATH is a wrapper that logs each call and runs the real one: the
 // test counts the reloads (only when the block changed) while chronyd still does each of them for real.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deriveLanAddress } from "@routerd/api";
+import { connectDaemon, daemonSocketPath, type ResourceState } from "@routerd/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt as ensureClientBuilt } from "../dhcpv6-client/support/client.js";
 import { Kea } from "../dhcpv6-client/support/kea.js";
@@ -32,12 +34,13 @@ const TIMERS = { renew: 3, rebind: 5, preferred: 40, valid: 60 };
 let socket: string;
 const reloadLog = () => lab.path("chronyc-calls.log");
 
-const resources = () => [
+const SNTP = { resource: "DHCPv6PrefixDelegation/isp", field: "sntpServers" };
+const resources = (ntp: Record<string, unknown> = { serverFrom: [SNTP] }) => [
   res("Interface", "wan", { ifname: "wan0" }),
   res("Interface", "lan", { ifname: "lan0" }),
   res("DHCPv6PrefixDelegation", "isp", { interface: "wan", prefixLength: 56 }),
   res("IPv6DelegatedAddress", "lan6", { prefixDelegation: "isp", interface: "lan", subnetID: 1, announce: false }),
-  res("NTPClient", "time", { provider: "chrony", source: "dhcpv6", serverFrom: [{ resource: "DHCPv6PrefixDelegation/isp", field: "sntpServers" }] }),
+  res("NTPClient", "time", { provider: "chrony", source: "dhcpv6", ...ntp }),
 ];
 
 /** A time server of the ISP bound to one address (IPv6 sockets only), with its own command socket. */
@@ -51,6 +54,15 @@ const client = (args: string[]) => chronyc(router.ns, socket, args);
 const block = () => (existsSync(join(router.root, SOURCES)) ? readFileSync(join(router.root, SOURCES), "utf8") : "");
 const reloads = () => (existsSync(reloadLog()) ? readFileSync(reloadLog(), "utf8").split("\n").filter((l) => l.endsWith("reload sources")).length : 0);
 const serversInUse = async () => (await router.published("NTPClient/time"))?.servers as string[] | undefined;
+/** NTPClient/time as serve reports it (phase, message). */
+async function ntpState(): Promise<ResourceState | undefined> {
+  const conn = await connectDaemon(daemonSocketPath(router.runDir, "routerd", "core"), { connectTimeoutMs: 5000, callTimeoutMs: 5000 });
+  try {
+    return (await conn.getStatus()).resources.find((r) => r.name === "NTPClient/time");
+  } finally {
+    conn.close();
+  }
+}
 const renewsSeen = () => (kea.log.match(/DHCP6_PD_LEASE_RENEW/g) ?? []).length;
 const selected = (server: string) => new RegExp(`^\\^\\*\\s+${server}\\s`, "m");
 
@@ -146,5 +158,23 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     expect(client(["tracking"])).toMatch(/^Stratum\s*:\s*10$/m);
     await renewsPass(2);
     expect(reloads()).toBe(2);
+  });
+
+  it("the ISP stops sending SNTP servers: a required source keeps the block (Pending); marked optional, the fallback takes over", { timeout: 90_000 }, async () => {
+    await kea.reconfigure({ optionData: [] });
+    await until("the delegation reports no SNTP servers", async () => ((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers as string[] | undefined)?.length === 0 || undefined, 30_000);
+    await renewsPass(1);
+    expect(await until("the NTPClient waiting for its source", async () => ((await ntpState())?.phase === "Pending" ? ntpState() : undefined), 10_000)).toMatchObject({ message: expect.stringContaining("sntpServers") });
+    expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_B} iburst\n# END routerd ntp-time\n`);
+    expect(reloads()).toBe(2);
+    // What docs/ntp.md tells the operator to write (and `routerd check` hints at): the source optional, a fallback.
+    router.writeConfig(resources({ serverFrom: [{ ...SNTP, optional: true }], fallbackServers: [SERVER_A] }));
+    await until("the fallback server in routerd's block", () => block().includes(SERVER_A) || undefined, 30_000);
+    expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_A} iburst\n# END routerd ntp-time\n`);
+    await until("status: the fallback server in use", async () => (await serversInUse())?.includes(SERVER_A) || undefined, 10_000);
+    expect(await serversInUse()).toEqual([SERVER_A]);
+    await until("chronyd back on the fallback server", () => selected(SERVER_A).test(client(["sources"])) || undefined, 40_000);
+    expect(client(["sources"])).not.toContain(SERVER_B);
+    expect(reloads()).toBe(3);
   });
 });
