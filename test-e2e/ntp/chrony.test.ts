@@ -7,16 +7,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { res } from "../lib/config.js";
-import { Lab, nsExec } from "../dhcpv4-client/netns.js";
+import { Lab } from "../dhcpv4-client/netns.js";
 import { Dnsmasq } from "../dhcpv4-client/peers.js";
 import { addWan, type Wan } from "../dhcpv4-client/topology.js";
 import { Router, ensureBuilt, until } from "../dhcpv4/router.js";
+import { chronyc, chronyd, routerChronyd } from "./chronyd.js";
 
 const lab = new Lab("ntp");
 let router: Router;
 let wan: Wan;
 const SOURCES = "etc/chrony/sources.d/routerd.sources";
-const socket = () => join(router.root, "run/chrony/chronyd.sock");
+let socket: string;
 
 const resources = (extra: Record<string, unknown> = {}) => [
   res("Interface", "wan", { ifname: wan.wanIf }),
@@ -24,15 +25,8 @@ const resources = (extra: Record<string, unknown> = {}) => [
   res("NTPClient", "time", { provider: "chrony", source: "dhcp", serverFrom: [{ resource: "DHCPv4Client/wan", field: "ntpServers" }], ...extra }),
 ];
 
-/** A foreground chronyd (killed by the lab's cleanup) that never sets the clock. */
-function chronyd(ns: string, name: string, conf: string[]): void {
-  const path = lab.path(`${name}.conf`);
-  writeFileSync(path, conf.join("\n") + "\n");
-  lab.spawn(ns, ["chronyd", "-d", "-x", "-u", "root", "-f", path]);
-}
-
 function sources(): string {
-  return nsExec(router.ns, ["chronyc", "-n", "-h", socket(), "sources"], { allowFail: true });
+  return chronyc(router.ns, socket, ["sources"]);
 }
 
 beforeAll(async () => {
@@ -41,13 +35,9 @@ beforeAll(async () => {
   wan = addWan(lab, router.ns, "isp", "10.79.0");
   // The ISP's time server: its own clock at stratum 8, answering the router's subnet.
   mkdirSync(lab.path("server-run"), { mode: 0o750 });
-  chronyd(wan.isp, "server", ["local stratum 8", "allow 10.79.0.0/24", `bindcmdaddress ${lab.path("server-run")}/chronyd.sock`, "cmdport 0", `pidfile ${lab.path("server.pid")}`]);
+  chronyd(lab, wan.isp, "server", ["local stratum 8", "allow 10.79.0.0/24", `bindcmdaddress ${lab.path("server-run")}/chronyd.sock`, "cmdport 0", `pidfile ${lab.path("server.pid")}`]);
   await Dnsmasq.start(lab, { ns: wan.isp, iface: wan.ispIf, range: "10.79.0.100,10.79.0.150,2m", leaseFile: lab.path("isp.leases"), extra: [`--dhcp-option=option:ntp-server,${wan.server}`] });
-  // The router's chronyd reads Debian's layout inside the test root: sources.d for sources, the usual socket.
-  mkdirSync(join(router.root, "etc/chrony/sources.d"), { recursive: true });
-  mkdirSync(join(router.root, "run/chrony"), { recursive: true, mode: 0o750 });
-  chronyd(router.ns, "client", [`sourcedir ${join(router.root, "etc/chrony/sources.d")}`, "port 0", `bindcmdaddress ${socket()}`, "cmdport 0", `pidfile ${lab.path("client.pid")}`]);
-  await until("the router's chronyd socket", () => existsSync(socket()), 10_000);
+  socket = await routerChronyd(lab, router);
   router.writeConfig(resources());
   router.startServe();
 }, 180_000);

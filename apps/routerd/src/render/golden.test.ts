@@ -9,7 +9,14 @@ import { OUTPUT_KIND_NAMES, outputsToText, renderContext, renderOutputs } from "
 const REPO = new URL("../../../..", import.meta.url).pathname;
 const TESTDATA = new URL("testdata", import.meta.url).pathname;
 const UPDATE = process.env.ROUTERD_UPDATE_GOLDEN === "1";
-const CONFIGS = ["examples/nat-gateway.yaml", "examples/two-uplink-policy.yaml", "examples/zone-firewall.yaml", "packages/api/src/testdata/all-kinds.yaml"];
+const CONFIGS = [
+  "examples/nat-gateway.yaml",
+  "examples/two-uplink-policy.yaml",
+  "examples/zone-firewall.yaml",
+  "packages/api/src/testdata/all-kinds.yaml",
+  // pins the systemd-resolved drop-in (a DNSResolver on the wildcard address)
+  "apps/routerd/src/render/testdata/resolver-on-wildcard.yaml",
+];
 const DIRS = { root: "/", stateDir: "/var/lib/routerd", runDir: "/run/routerd" };
 
 /** Paths that depend on the machine (node, the checkout) become placeholders. */

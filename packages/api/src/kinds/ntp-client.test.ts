@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeConfigView } from "../config-view.js";
 import { effectiveView } from "../effective-view.js";
 import { loadConfig } from "../load.js";
-import { runtimeFrom, type DelegatedPrefix, type RuntimeFact } from "../runtime.js";
+import { runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact } from "../runtime.js";
 import { makeStatusView } from "../status-view.js";
 import { kindDefinition } from "./index.js";
 
@@ -90,10 +90,54 @@ describe("NTPClient servers from a DHCPv6 delegation's SNTP option (serverFrom),
     expect(def.status!(res!, view).fields).toEqual({ servers: ["2001:db8::123", "2001:db8::124"], source: "dhcpv6" });
   });
 
+  it("after the delegation is lost, the SNTP servers the client last reported stay in the block", () => {
+    const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "absent", phase: "Expired", last: { sntpServers: ["2001:db8::123"] } });
+    const view = makeConfigView({ ...v.config, resources: v.active });
+    expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server 2001:db8::123 iburst\n");
+  });
+
   it("an optional source without servers yet: the fallback servers are in use, and status says so", () => {
     const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "present", value: { ...prefix, sntpServers: [] }, phase: "Bound" });
     const view = makeConfigView({ ...v.config, resources: v.active });
     expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server pool.example.org iburst\n");
     expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "static" });
+  });
+});
+
+describe("NTPClient fallbackServers with servers from a DHCPv4 lease", () => {
+  const wan = res("net", "Interface", "wan", "{ ifname: wan0 }") + res("net", "DHCPv4Client", "wan", "{ interface: wan }");
+  const spec = (optional: boolean) => `{ provider: chrony, source: dhcp, serverFrom: [{ resource: DHCPv4Client/wan, field: ntpServers${optional ? ", optional: true" : ""} }], fallbackServers: [pool.example.org] }`;
+  const lease = (ntpServers: string[]): RuntimeFact<Dhcpv4Lease> => ({ state: "present", value: { address: "192.0.2.10", prefixLength: 24, routers: ["192.0.2.1"], dnsServers: [], classlessRoutes: [], expiresAt: "2030-01-01T00:00:00.000Z", ntpServers } });
+
+  /** The chrony block routerd would write, or why the NTPClient waits. */
+  function outcome(optional: boolean, fact: RuntimeFact<Dhcpv4Lease>): { block?: string; pending?: string } {
+    const r = load(wan, ntp("time", spec(optional)));
+    const status = makeStatusView({ config: r.config!, runtime: runtimeFrom({ dhcpv4: new Map([["wan", fact]]) }) });
+    const v = effectiveView(r.config!, status, status);
+    const pending = v.pending.find((p) => p.resource.kind === "NTPClient");
+    if (pending) return { pending: pending.reason };
+    const active = v.active.find((x) => x.kind === "NTPClient")!;
+    return { block: String(kindDefinition("NTPClient")!.intents(active, makeConfigView({ ...v.config, resources: v.active }))[0]!.attributes.content) };
+  }
+
+  it("a required source never lets the fallback in (the NTPClient waits), so validation warns and says to mark it optional", () => {
+    expect(outcome(false, lease([]))).toEqual({ pending: expect.stringMatching(/DHCPv4Client\/wan\.ntpServers has no value/) });
+    expect(outcome(false, { state: "absent", phase: "Acquiring" })).toEqual({ pending: expect.stringMatching(/DHCPv4Client\/wan\.ntpServers has no value/) });
+    const warnings = load(wan, ntp("time", spec(false))).issues.filter((i) => i.severity === "warning");
+    expect(warnings.map((w) => [w.field, w.hint])).toEqual([["spec.fallbackServers", "mark the source optional: serverFrom: [{resource: DHCPv4Client/wan, field: ntpServers, optional: true}]"]]);
+    expect(warnings[0]!.message).toMatch(/never used: until DHCPv4Client\/wan has ntpServers, the NTPClient waits/);
+  });
+
+  it("an optional source: the fallback while no lease or a lease without option 42, the lease's servers once it brings some; no warning", () => {
+    expect(load(wan, ntp("time", spec(true))).issues.filter((i) => i.severity === "warning")).toEqual([]);
+    expect(outcome(true, { state: "absent", phase: "Acquiring" })).toEqual({ block: "server pool.example.org iburst\n" });
+    expect(outcome(true, lease([]))).toEqual({ block: "server pool.example.org iburst\n" });
+    expect(outcome(true, lease(["192.0.2.123"]))).toEqual({ block: "server 192.0.2.123 iburst\n" });
+  });
+
+  it("no warning when the fallback has a use: static servers beside it, or no serverFrom at all", () => {
+    const warned = (s: string) => load(wan, ntp("time", s)).issues.filter((i) => i.severity === "warning" && i.field === "spec.fallbackServers");
+    expect(warned("{ provider: chrony, servers: [192.0.2.1], serverFrom: [{ resource: DHCPv4Client/wan, field: ntpServers }], fallbackServers: [pool.example.org] }")).toEqual([]);
+    expect(warned("{ provider: chrony, fallbackServers: [pool.example.org] }")).toEqual([]);
   });
 });

@@ -66,6 +66,12 @@ export const ntpClientKind = defineKind<NTPClientSpec>({
       ctx.error(["serverFrom"], `source: ${s.source} needs serverFrom naming the DHCP client whose lease brings the servers`, hint);
     }
     if (!s.servers.length && !s.serverFrom && !s.fallbackServers.length) ctx.error(["servers"], "no servers, serverFrom or fallbackServers: the client would have nothing to ask");
+    const waiting = (s.serverFrom ?? []).filter((src) => !src.optional);
+    if (s.fallbackServers.length && !s.servers.length && waiting.length) {
+      // A source without a value keeps the NTPClient Pending (as every *From does): the fallback would never be used.
+      const first = waiting[0]!;
+      ctx.warn(["fallbackServers"], `never used: until ${first.resource} has ${first.field}, the NTPClient waits (Pending) instead of falling back, and a lease without NTP servers keeps it waiting`, `mark the source optional: serverFrom: [{resource: ${first.resource}, field: ${first.field}, optional: true}]`);
+    }
     if (s.interface !== undefined) ctx.warn(["interface"], `provider ${s.provider} is not bound to an interface by routerd; interface has no effect`);
     for (const other of ctx.all<NTPClientSpec>("NTPClient")) {
       if (other.index < res.index && other.spec.provider !== s.provider) {
