@@ -2,7 +2,7 @@
 // `--serve-node-flags "--import=/abs/bench/soak/codeprobe.mjs"`): what the process compiles over time.
 // Every CODEPROBE_MS (default 30000) it appends one line to CODEPROBE_OUT (required) with V8's code and
 // bytecode sizes (v8.getHeapCodeStatistics: live and not yet collected), the code spaces' used and committed
-// sizes, and how often, since the last line, code was built at run time and from where: `new Function`/
+// sizes, the CPU time used so far (user + system ms), and how often, since the last line, code was built at run time and from where: `new Function`/
 // `Function()`, `new RegExp`/`RegExp()` with a pattern (a literal `/x/` is compiled once per site and is not
 // counted), vm.Script / vm.compileFunction. Sites are the first stack frame outside this file and node's own.
 // Nothing is changed in what the process does; the wrapped constructors return what the originals return.
@@ -57,6 +57,7 @@ if (out) {
     );
     const built = Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]));
     counts.clear();
-    appendFileSync(out, JSON.stringify({ t: Date.now() - t0, code: code.code_and_metadata_size, bytecode: code.bytecode_and_metadata_size, spaces, built }) + "\n");
+    const { user, system } = process.cpuUsage();
+    appendFileSync(out, JSON.stringify({ t: Date.now() - t0, cpuMs: Math.round((user + system) / 1000), code: code.code_and_metadata_size, bytecode: code.bytecode_and_metadata_size, spaces, built }) + "\n");
   }, everyMs).unref();
 }

@@ -1,0 +1,30 @@
+// serve's JavaScript runs in bursts: a reconcile on a config change, a health transition or every --interval,
+// a status call now and then. V8's baseline compiler (Sparkplug) gives every function that has run a little
+// machine code of its own and keeps it for good (V8 flushes baseline code only with --flush-baseline-code),
+// so serve's code pages grow for hours as rarely-run paths (failover, a session reset, a config reload)
+// reach its threshold one by one: in the soak, Sparkplug code was most of serve's 2.5-3 MB of code space and
+// the part that kept growing (docs/performance.md, "Soak"). Serve gains nothing measurable from it; the
+// interpreter runs the bursts and TurboFan still optimizes what is really hot.
+import { setFlagsFromString } from "node:v8";
+
+/** V8 flags serve sets on itself at start (they act on what is compiled from then on). */
+export const SERVE_V8_FLAGS = ["--no-sparkplug"] as const;
+
+/** The flag's name without --/--no-, e.g. "sparkplug". */
+const flagName = (flag: string): string => flag.replace(/^--(no-)?/, "").replace(/=.*$/, "").replace(/_/g, "-");
+
+/**
+ * The flags to set: SERVE_V8_FLAGS except those the operator already chose on node's command line or in
+ * NODE_OPTIONS (their choice wins, e.g. `node --sparkplug routerd.js serve` to compare).
+ */
+export function serveV8Flags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
+  const chosen = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith("--")).map(flagName));
+  return SERVE_V8_FLAGS.filter((f) => !chosen.has(flagName(f)));
+}
+
+/** Sets serve's V8 flags on this process; returns those it set. */
+export function applyServeV8Flags(set: (flag: string) => void = setFlagsFromString): string[] {
+  const flags = serveV8Flags();
+  for (const flag of flags) set(flag);
+  return flags;
+}
