@@ -62,10 +62,13 @@ const summary = {
 };
 if (flag === "--json") process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
 else {
-  process.stdout.write("minute  optimized  first-time  deopts  dropped(weak)\n");
-  for (const [min, r] of perMinute) process.stdout.write(`${String(min).padStart(6)}  ${String(r.optimized).padStart(9)}  ${String(r.firstTime).padStart(10)}  ${String(r.deopts).padStart(6)}  ${String(r.weakDropped).padStart(13)}\n`);
-  process.stdout.write(`\n${summary.optimizations} optimizations of ${summary.functionsOptimized} functions (by name)\n`);
-  process.stdout.write(`most optimized: ${summary.mostOptimized.map(([k, v]) => `${k} ×${v}`).join(", ")}\n`);
-  process.stdout.write(`deopts: ${summary.deopts.map(([k, v]) => `${k} ×${v}`).join("; ")}\n`);
-  process.stdout.write(`code dropped: ${summary.dropped.map(([k, v]) => `${k} ×${v}`).join("; ")}\n`);
+  // One write: a reader that stops early (| head) closes the pipe once, not in the middle of a loop.
+  const lines = ["minute  optimized  first-time  deopts  dropped(weak)"];
+  for (const [min, r] of perMinute) lines.push(`${String(min).padStart(6)}  ${String(r.optimized).padStart(9)}  ${String(r.firstTime).padStart(10)}  ${String(r.deopts).padStart(6)}  ${String(r.weakDropped).padStart(13)}`);
+  lines.push("", `${summary.optimizations} optimizations of ${summary.functionsOptimized} functions (by name)`);
+  lines.push(`most optimized: ${summary.mostOptimized.map(([k, v]) => `${k} ×${v}`).join(", ")}`);
+  lines.push(`deopts: ${summary.deopts.map(([k, v]) => `${k} ×${v}`).join("; ")}`);
+  lines.push(`code dropped: ${summary.dropped.map(([k, v]) => `${k} ×${v}`).join("; ")}`);
+  process.stdout.on("error", () => {}); // EPIPE from a closed reader
+  process.stdout.write(lines.join("\n") + "\n");
 }
