@@ -1,5 +1,5 @@
-// Loaded into one process with `--import bench/soak/codeprobe.mjs` (e.g. the soak's
-// `--serve-node-flags "--import=/abs/bench/soak/codeprobe.mjs"`): what the process compiles over time.
+// Loaded into one process with `--import bench/soak/codeprobe.mjs` (the soak's serve with `run.mjs --code-probe`):
+// what the process compiles over time.
 // Every CODEPROBE_MS (default 30000) it appends one line to CODEPROBE_OUT (required) with V8's code and
 // bytecode sizes (v8.getHeapCodeStatistics: live and not yet collected), the code spaces' used and committed
 // sizes, the CPU time used so far (user + system ms), and how often, since the last line, code was built at run time and from where: `new Function`/

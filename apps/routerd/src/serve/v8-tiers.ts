@@ -1,10 +1,9 @@
 // serve's JavaScript runs in bursts: a reconcile on a config change, a health transition or every --interval,
 // a status call now and then. V8's baseline compiler (Sparkplug) gives every function that has run a little
 // machine code of its own and keeps it for good (V8 flushes baseline code only with --flush-baseline-code),
-// so serve's code pages grow for hours as rarely-run paths (failover, a session reset, a config reload)
-// reach its threshold one by one: in the soak, Sparkplug code was most of serve's 2.5-3 MB of code space and
-// the part that kept growing (docs/performance.md, "Soak"). Serve gains nothing measurable from it; the
-// interpreter runs the bursts and TurboFan still optimizes what is really hot.
+// and rarely-run paths (failover, a session reset, a config reload) reach its threshold one by one. In the
+// soak it was most of serve's code pages (~2.3 of ~3 MB) and part of their growth, for no CPU time saved
+// (docs/performance.md, "Soak"): the interpreter runs the bursts, TurboFan still optimizes what is hot.
 import { setFlagsFromString } from "node:v8";
 
 /** V8 flags serve sets on itself at start (they act on what is compiled from then on). */
