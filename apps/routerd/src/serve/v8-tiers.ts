@@ -13,11 +13,11 @@ export const SERVE_V8_FLAGS = ["--no-sparkplug"] as const;
 const flagName = (flag: string): string => flag.replace(/^--(no-)?/, "").replace(/=.*$/, "").replace(/_/g, "-");
 
 /**
- * The flags to set: SERVE_V8_FLAGS except those the operator already chose on node's command line or in
- * NODE_OPTIONS (their choice wins, e.g. `node --sparkplug routerd.js serve` to compare).
+ * The flags to set: SERVE_V8_FLAGS except those the operator already chose on node's command line (their
+ * choice wins, e.g. `node --sparkplug routerd.js serve` to compare; node refuses these flags in NODE_OPTIONS).
  */
-export function serveV8Flags(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
-  const chosen = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith("--")).map(flagName));
+export function serveV8Flags(execArgv: readonly string[] = process.execArgv): string[] {
+  const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
   return SERVE_V8_FLAGS.filter((f) => !chosen.has(flagName(f)));
 }
 
