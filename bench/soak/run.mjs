@@ -23,6 +23,10 @@
 //            GC once a minute and records the memory still in use after it; the report then also gives the
 //            slope of that live memory (heap + external), the figure a leak grows whatever the load and
 //            whenever V8 collects. RSS slopes of such a run are those of processes collected every minute.
+//            --code-probe: serve loads codeprobe.mjs, which writes <out>/codeprobe.jsonl every 30 s (V8 code and
+//            bytecode sizes, code spaces, CPU time, code built at run time and where); add
+//            "--serve-node-flags=--trace-opt --trace-deopt" and read serve.log with jit-trace.mjs for the optimizer.
+//            --help: this text.
 // Writes into the run dir: samples.jsonl, report.json, report.txt, memory.svg, serve.log, kea and daemon logs.
 // Everything it creates (namespaces rdsoak-<id>-*, processes) is removed at the end, also on Ctrl-C.
 import { execFile, spawn } from "node:child_process";
@@ -34,23 +38,41 @@ import { SoakLab, stopProcess } from "./lab.mjs";
 import { liveSummary, summarize, svgReport, textReport } from "./report.mjs";
 import { sample } from "./sampler.mjs";
 
-const { values } = parseArgs({
-  options: {
-    minutes: { type: "string", default: "40" },
-    warmup: { type: "string" },
-    "sample-seconds": { type: "string", default: "20" },
-    out: { type: "string" },
-    "heap-snapshots": { type: "boolean", default: false },
-    "snapshot-at": { type: "string", default: "2" },
-    "serve-node-flags": { type: "string", default: "" },
-    "live-heap": { type: "boolean", default: false },
-  },
-});
+/** The usage text: this file's header comment. */
+function usage() {
+  const lines = readFileSync(new URL(import.meta.url), "utf8").split("\n").slice(1);
+  const end = lines.findIndex((l) => !l.startsWith("//"));
+  return lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, "")).join("\n") + "\n";
+}
+
+const options = {
+  minutes: { type: "string", default: "40" },
+  warmup: { type: "string" },
+  "sample-seconds": { type: "string", default: "20" },
+  out: { type: "string" },
+  "heap-snapshots": { type: "boolean", default: false },
+  "snapshot-at": { type: "string", default: "2" },
+  "serve-node-flags": { type: "string", default: "" },
+  "live-heap": { type: "boolean", default: false },
+  "code-probe": { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+};
+let values;
+try {
+  ({ values } = parseArgs({ options }));
+} catch (err) {
+  process.stderr.write(`${err.message}\n(run.mjs --help for the options)\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage());
+  process.exit(0);
+}
 const minutes = Number(values.minutes);
 const warmupMin = values.warmup !== undefined ? Number(values.warmup) : minutes >= 20 ? 10 : minutes / 4;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
 if (!(minutes > 0) || !(warmupMin >= 0) || warmupMin >= minutes || !(sampleMs >= 1000)) {
-  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags 'FLAGS'] [--live-heap]\n");
+  process.stderr.write("usage: run.mjs [--minutes N] [--warmup M < N] [--sample-seconds S >= 1] [--out DIR] [--heap-snapshots [--snapshot-at MIN]] [--serve-node-flags 'FLAGS'] [--live-heap] [--code-probe] [--help]\n");
   process.exit(2);
 }
 
@@ -132,8 +154,10 @@ function startServe() {
     mkdirSync(env.MEMPROBE_DIR, { recursive: true });
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --import=${join(repo, "bench/soak/memprobe.mjs")}`.trim();
   }
+  const probe = values["code-probe"] ? [`--import=${join(repo, "bench/soak/codeprobe.mjs")}`] : [];
+  if (values["code-probe"]) env.CODEPROBE_OUT = join(out, "codeprobe.jsonl");
   const fd = openSync(join(out, "serve.log"), "a");
-  const argv = ["netns", "exec", lab.router, process.execPath, ...values["serve-node-flags"].split(" ").filter(Boolean), ROUTERD, "serve", "--config", configPath, "--state-dir", dirs.state, "--run-dir", dirs.run, "--root", dirs.root, "--interval", "30s", "--stop-daemons-on-exit"];
+  const argv = ["netns", "exec", lab.router, process.execPath, ...probe, ...values["serve-node-flags"].split(" ").filter(Boolean), ROUTERD, "serve", "--config", configPath, "--state-dir", dirs.state, "--run-dir", dirs.run, "--root", dirs.root, "--interval", "30s", "--stop-daemons-on-exit"];
   serve = spawn("ip", argv, { stdio: ["ignore", fd, fd], env });
   closeSync(fd);
 }

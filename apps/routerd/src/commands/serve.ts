@@ -8,6 +8,7 @@ import { checkSupervisorHost, parseSupervisorMode, recordSupervisorMode } from "
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 import type { EarlyStart } from "../serve/early-start.js";
+import { applyServeV8Flags } from "../serve/v8-tiers.js";
 
 export const serveCommand: Command = {
   name: "serve",
@@ -48,6 +49,8 @@ export const serveCommand: Command = {
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
+    // Before the loop's machinery loads: no baseline code for serve's bursts (serve/v8-tiers.ts).
+    applyServeV8Flags();
     const configPath = v.config as string | undefined;
     if (!configPath || !existsSync(configPath)) {
       io.err(configPath ? `cannot read ${configPath}` : "--config FILE is required");
