@@ -62,7 +62,8 @@ export const IMPLEMENTATIONS = {
     mkdirSync(dir, { recursive: true });
     const config = join(dir, "config.json");
     writeFileSync(config, routerdBgpConfig());
-    const bin = join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
+    // BGP_BENCH_BIN: another build's launcher (A/B against a copy of an earlier build, e.g. dist-base/apps/routerd-bgp/bin/routerd-bgp.js).
+    const bin = process.env.BGP_BENCH_BIN ?? join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
     // V8 flags for routerd-bgp: what serve passes (apps/routerd/src/serve/daemons.ts), or BGP_BENCH_NODE_FLAGS.
     const flags = (process.env.BGP_BENCH_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean);
     const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", process.env.BGP_BENCH_LOG ? "debug" : "warn"], true);

@@ -9,7 +9,9 @@
 // Build first: npx turbo run build --filter=@routerd/bgp
 // Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--only routerd,bird,frr,ipbatch] [--flaps 5] [--json]
 // Environment: BGP_BENCH_NODE_FLAGS="..." (V8 flags for routerd-bgp; default: serve's --max-semi-space-size=4), BGP_BENCH_LOG=FILE
-// (routerd-bgp's debug log: when each Adj-RIB-In event and FIB chunk arrived).
+// (routerd-bgp's debug log: when each Adj-RIB-In event and FIB chunk arrived), BGP_BENCH_BIN=PATH (another
+// routerd-bgp build's launcher, for an A/B of two builds: copy apps/routerd-bgp/{bin,dist,package.json} to
+// dist-base/apps/routerd-bgp/ before changing the code).
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

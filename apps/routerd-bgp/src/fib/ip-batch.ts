@@ -83,13 +83,18 @@ export class IpBatch {
 
   /** Applies lines in order; resolves when ip has processed all of them. */
   submit(lines: readonly string[]): Promise<ChunkResult> {
-    if (lines.length === 0) return Promise.resolve({ failed: new Map() });
+    return this.submitText(lines.length === 0 ? "" : lines.join("\n") + "\n", lines.length);
+  }
+
+  /** The same for `count` lines already joined, each ending in a newline (no array of line strings kept). */
+  submitText(text: string, count: number): Promise<ChunkResult> {
+    if (count === 0) return Promise.resolve({ failed: new Map() });
     const child = this.ensure();
     const first = this.line + 1;
-    this.line += lines.length + 1; // + the sentinel
+    this.line += count + 1; // + the sentinel
     return new Promise<ChunkResult>((resolve, reject) => {
-      this.pending.push({ first, count: lines.length, failed: new Map(), resolve, reject });
-      child.stdin.write(lines.join("\n") + "\n" + SENTINEL + "\n");
+      this.pending.push({ first, count, failed: new Map(), resolve, reject });
+      child.stdin.write(text + SENTINEL + "\n");
     });
   }
 

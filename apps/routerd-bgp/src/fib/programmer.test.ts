@@ -8,7 +8,7 @@ import { FibProgrammer } from "./programmer.js";
 function programmer() {
   const submitted: string[][] = [];
   let flushes = 0;
-  const batch = { submit: async (lines: string[]) => (submitted.push([...lines]), { failed: new Map() }), close: () => undefined } as unknown as IpBatch;
+  const batch = { submitText: async (text: string) => (submitted.push(text.split("\n").filter(Boolean)), { failed: new Map() }), close: () => undefined } as unknown as IpBatch;
   const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch, flush: async () => void flushes++ });
   return { fib, submitted, flushes: () => flushes };
 }
@@ -60,5 +60,36 @@ describe("FIB programmer: retained routes (fresh gobgpd, re-attach)", () => {
     expect(fib.sweep()).toBe(2);
     await fib.idle();
     expect(submitted.flat().slice(1).sort()).toEqual(["route del 10.0.2.0/24 proto 219 metric 20 table 254", "route del 10.0.3.0/24 proto 219 metric 20 table 254"]);
+  });
+});
+
+describe("FIB programmer: lines ip refuses", () => {
+  it("puts the view back for a refused write, and takes a delete of a route already gone as done", async () => {
+    const submitted: string[] = [];
+    const batch = {
+      submitText: async (text: string, count: number) => {
+        const lines = text.split("\n").filter(Boolean);
+        expect(lines).toHaveLength(count);
+        submitted.push(...lines);
+        const failed = new Map<number, string>();
+        lines.forEach((l, i) => {
+          if (l.includes("10.0.1.0/24")) failed.set(i, "Error: Nexthop has invalid gateway.");
+          if (l.includes("10.0.2.0/24")) failed.set(i, "RTNETLINK answers: No such process");
+        });
+        return { failed };
+      },
+      close: () => undefined,
+    } as unknown as IpBatch;
+    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch });
+    await fib.loadKernel(routes(3));
+    fib.update("10.0.0.0/24", "192.0.2.5");
+    fib.update("10.0.1.0/24", "192.0.2.6");
+    fib.update("10.0.2.0/24", "");
+    await fib.idle();
+    expect(submitted).toHaveLength(3);
+    expect(fib.installed("10.0.0.0/24")).toBe("192.0.2.5");
+    expect(fib.installed("10.0.1.0/24")).toBe("192.0.2.2"); // refused: the kernel kept what it had
+    expect(fib.installed("10.0.2.0/24")).toBeUndefined();
+    expect(fib.stats).toMatchObject({ failures: 1, lastError: { prefix: "10.0.1.0/24" } });
   });
 });

@@ -33,6 +33,13 @@ export interface FibOptions {
  */
 const FLUSH_MIN = 1000;
 
+/** A chunk in flight, per line: its prefix and what the kernel view held before (restored if ip refuses it). */
+interface Chunk {
+  prefixes: string[];
+  previous: (NextHopKey | undefined)[];
+  deletes: boolean[];
+}
+
 export interface FibStats {
   installed: number;
   desired: number;
@@ -163,33 +170,40 @@ export class FibProgrammer {
     const max = this.opts.maxInFlight ?? 2;
     const size = this.opts.chunk ?? 2000;
     while (this.dirty.size > 0 && this.inFlight < max) {
-      const lines: string[] = [];
-      const owners: { prefix: string; previous: NextHopKey | undefined }[] = [];
+      // The chunk's text is built and written at once; only the prefixes and what the view held before
+      // stay until ip answers (a full-table load keeps no line strings alive: docs/performance.md, BGP).
+      let text = "";
+      const chunk: Chunk = { prefixes: [], previous: [], deletes: [] };
       for (const prefix of this.dirty) {
         this.dirty.delete(prefix);
         const stray = this.strayMetric.get(prefix);
         if (stray !== undefined) {
           this.strayMetric.delete(prefix);
-          lines.push(deleteLine(prefix, this.opts.target, stray));
-          owners.push({ prefix, previous: this.kernel.get(prefix) });
+          text += deleteLine(prefix, this.opts.target, stray) + "\n";
+          chunk.prefixes.push(prefix);
+          chunk.previous.push(this.kernel.get(prefix));
+          chunk.deletes.push(true);
         }
         const want = this.desired.get(prefix) ?? (this.retained.has(prefix) ? this.kernel.get(prefix) : undefined);
         const have = this.kernel.get(prefix);
         if (want === have) continue;
-        lines.push(want === undefined ? deleteLine(prefix, this.opts.target) : replaceLine(prefix, want, this.opts.target));
-        owners.push({ prefix, previous: have });
+        text += (want === undefined ? deleteLine(prefix, this.opts.target) : replaceLine(prefix, want, this.opts.target)) + "\n";
+        chunk.prefixes.push(prefix);
+        chunk.previous.push(have);
+        chunk.deletes.push(want === undefined);
         // Optimistic: the kernel view is what it will be once this chunk applies; failures undo it.
         if (want === undefined) this.kernel.delete(prefix);
         else this.kernel.set(prefix, want);
-        if (lines.length >= size) break;
+        if (chunk.prefixes.length >= size) break;
       }
-      if (lines.length === 0) break;
+      const count = chunk.prefixes.length;
+      if (count === 0) break;
       this.inFlight++;
-      this.stats.writes += lines.length;
-      const op = new Operation("bgp.fib.batch", { "bgp.fib.lines": lines.length, "bgp.fib.table": this.opts.target.table });
-      this.batch.submit(lines).then(
-        (r) => this.applied(lines, owners, r.failed, op),
-        (err: Error) => this.applied(lines, owners, new Map(lines.map((_, i) => [i, err.message])), op),
+      this.stats.writes += count;
+      const op = new Operation("bgp.fib.batch", { "bgp.fib.lines": count, "bgp.fib.table": this.opts.target.table });
+      this.batch.submitText(text, count).then(
+        (r) => this.applied(chunk, r.failed, op),
+        (err: Error) => this.applied(chunk, new Map(chunk.prefixes.map((_, i) => [i, err.message])), op),
       );
     }
     this.refreshStats();
@@ -226,22 +240,22 @@ export class FibProgrammer {
     this.pump();
   }
 
-  private applied(lines: string[], owners: { prefix: string; previous: NextHopKey | undefined }[], failed: Map<number, string>, op: Operation): void {
+  private applied(chunk: Chunk, failed: Map<number, string>, op: Operation): void {
     this.inFlight--;
     this.opts.trace?.(op.finish({ "bgp.fib.failed": failed.size }));
-    this.opts.logger.debug({ lines: lines.length, failed: failed.size, pending: this.dirty.size, inFlight: this.inFlight }, "FIB chunk applied");
+    this.opts.logger.debug({ lines: chunk.prefixes.length, failed: failed.size, pending: this.dirty.size, inFlight: this.inFlight }, "FIB chunk applied");
     for (const [i, error] of failed) {
-      const o = owners[i];
-      if (o === undefined) continue;
-      const line = lines[i]!;
+      const prefix = chunk.prefixes[i];
+      if (prefix === undefined) continue;
       // A delete of a route that is already gone succeeded as far as we are concerned.
-      if (line.startsWith("route del") && /No such process|not found/i.test(error)) continue;
+      if (chunk.deletes[i] === true && /No such process|not found/i.test(error)) continue;
       this.stats.failures++;
-      this.stats.lastError = { prefix: o.prefix, error };
-      this.opts.logger.warn({ prefix: o.prefix, line, error }, "FIB write failed");
+      this.stats.lastError = { prefix, error };
+      this.opts.logger.warn({ prefix, write: chunk.deletes[i] === true ? "delete" : `replace via ${this.kernel.get(prefix)}`, error }, "FIB write failed");
       // The kernel keeps what it had; the next change of the prefix or a resync tries again.
-      if (o.previous === undefined) this.kernel.delete(o.prefix);
-      else this.kernel.set(o.prefix, o.previous);
+      const previous = chunk.previous[i];
+      if (previous === undefined) this.kernel.delete(prefix);
+      else this.kernel.set(prefix, previous);
     }
     this.refreshStats();
     this.opts.onApplied?.(this.stats);

@@ -53,4 +53,13 @@ describe("decodeWatchEvent", () => {
     const p = from(announcedPath("10.9.0.0/24", "192.0.2.2", [4200000000]), "192.0.2.2", { sourceAsn: 2 ** 32 - 1, identifier: 2 ** 31 + 5, sourceId: "192.0.2.2", best: true });
     expect(decodeWatchEvent(encode([p])).paths).toEqual([{ neighbor: "192.0.2.2", prefix: "10.9.0.0/24", attrs: expect.objectContaining({ asns: [4200000000], nextHop: "192.0.2.2" }) }]);
   });
+
+  it("writes each prefix as one flat string, every length from /0 to /128", () => {
+    const prefixes = ["0.0.0.0/0", "10.0.0.0/8", "192.0.2.1/32", "::/0", "2001:db8::/32", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff/128"];
+    const paths = prefixes.map((p) => from(announcedPath(p, p.includes(":") ? "fd00::2" : "192.0.2.2"), "192.0.2.2"));
+    const got = decodeWatchEvent(encode(paths)).paths!;
+    expect(got).toEqual(adjInPaths(paths));
+    expect(got.map((p) => p.prefix)).toEqual(prefixes);
+  });
 });
+

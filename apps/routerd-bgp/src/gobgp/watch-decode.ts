@@ -5,7 +5,6 @@
 // bytes for every prefix in it) are decoded once. Peer events are rare and go through the generated code.
 // Field numbers from GoBGP's gobgp.proto (3.10): WatchEventResponse{peer=2, table=3}, TableEvent{paths=2},
 // Path{nlri=1, pattrs=2, is_withdraw=5, neighbor_ip=15}, google.protobuf.Any{type_url=1, value=2}.
-import { IPAddressPrefix } from "@routerd/gobgp-api/gen/attribute";
 import { WatchEventResponse_PeerEvent } from "@routerd/gobgp-api/gen/gobgp";
 import type { Any } from "@routerd/gobgp-api/gen/google/protobuf/any";
 import type { AdjInPath } from "../rib/attrs.js";
@@ -126,11 +125,37 @@ function decodePath(buf: Buffer, [start, end]: [number, number], shared: Shared)
   if (nlri === undefined) return undefined;
   const n = anySpans(buf, nlri);
   if (!equalBytes(buf, n.url, PREFIX_URL)) return undefined;
-  const p = IPAddressPrefix.decode(buf.subarray(n.value[0], n.value[1]));
-  const prefix = `${p.prefix}/${p.prefixLen}`;
+  const prefix = prefixString(buf, n.value);
   const neighborIp = neighborOf(buf, neighbor, shared);
   if (withdraw) return { neighbor: neighborIp, prefix, attrs: undefined };
   return { neighbor: neighborIp, prefix, attrs: attrsOf(buf, pattrs, shared) };
+}
+
+/** Where prefixString assembles "address/length" (an IPv6 address is at most 45 characters). */
+const PREFIX_TEXT = Buffer.alloc(64);
+
+/**
+ * An IPAddressPrefix{prefix_len=1, prefix=2} as "address/length": one flat string, kept as the RIB's and
+ * the FIB's key — no message object, no Buffer view, no concatenated (cons) string per prefix.
+ */
+function prefixString(buf: Buffer, [start, end]: [number, number]): string {
+  const w = new Wire(buf, start, end);
+  let len = 0;
+  let address: [number, number] = [start, start];
+  while (w.pos < w.end) {
+    const tag = w.varint();
+    if (tag === 8) len = w.varint();
+    else if (tag === 18) address = w.span();
+    else w.skip(tag & 7);
+  }
+  const n = Math.min(address[1] - address[0], PREFIX_TEXT.length - 4);
+  buf.copy(PREFIX_TEXT, 0, address[0], address[0] + n);
+  let at = n;
+  PREFIX_TEXT[at++] = 0x2f; // "/"
+  if (len >= 100) PREFIX_TEXT[at++] = 0x30 + Math.floor(len / 100);
+  if (len >= 10) PREFIX_TEXT[at++] = 0x30 + (Math.floor(len / 10) % 10);
+  PREFIX_TEXT[at++] = 0x30 + (len % 10);
+  return PREFIX_TEXT.toString("latin1", 0, at);
 }
 
 function neighborOf(buf: Buffer, span: [number, number], shared: Shared): string {

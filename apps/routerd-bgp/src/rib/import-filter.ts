@@ -40,13 +40,16 @@ function inside(r: Range, v6: boolean, bits: bigint, len: number): boolean {
   return bits >> BigInt((v6 ? 128 : 32) - r.len) === r.network;
 }
 
-export interface Accepted {
-  nextHop: string;
-  localPref: number;
+/**
+ * What the FIB uses of a path the policy accepts. Two calls rather than one result object: a full-table
+ * load asks for every prefix, and an object per prefix is garbage the heap has to carry (docs/performance.md).
+ */
+export interface ImportFilter {
+  /** The next hop to install, or undefined when the policy rejects the path. */
+  nextHop(prefix: string, attrs: PathAttrs): string | undefined;
+  /** The local preference of an accepted path (it does not depend on the prefix). */
+  localPref(attrs: PathAttrs): number;
 }
-
-/** (prefix, attributes) → what the FIB uses of an accepted path, or undefined when the policy rejects it. */
-export type ImportFilter = (prefix: string, attrs: PathAttrs) => Accepted | undefined;
 
 
 export function importFilter(neighbor: string, ownAsn: number, p: DirectionPolicy): ImportFilter {
@@ -57,7 +60,7 @@ export function importFilter(neighbor: string, ownAsn: number, p: DirectionPolic
   const limited = imp.allowedPrefixes?.length || imp.allowedPrefixLengthMin !== undefined || imp.allowedPrefixLengthMax !== undefined;
   const ranges = limited ? (imp.allowedPrefixes?.length ? imp.allowedPrefixes : ["0.0.0.0/0", "::/0"]).map((x) => rangeOf(x, imp.allowedPrefixLengthMin, imp.allowedPrefixLengthMax)) : [];
   const rewrite = imp.nextHopRewrite === "peer-address";
-  return (prefix, a) => {
+  const nextHop = (prefix: string, a: PathAttrs): string | undefined => {
     // GoBGP drops a path whose AS path holds our own AS (loop) before any policy.
     if (a.asns.includes(ownAsn)) return undefined;
     if (forbidden.length && a.communities.some((c) => forbidden.includes(c))) return undefined;
@@ -70,8 +73,8 @@ export function importFilter(neighbor: string, ownAsn: number, p: DirectionPolic
     }
     for (const c of required) if (!a.communities.includes(c)) return undefined;
     if (accept.length && !a.communities.some((c) => accept.includes(c))) return undefined;
-    const nextHop = rewrite ? neighbor : a.nextHop;
-    if (nextHop === "" || nextHop === "0.0.0.0" || nextHop === "::") return undefined;
-    return { nextHop, localPref: imp.localPreference ?? a.localPref ?? DEFAULT_LOCAL_PREF };
+    const hop = rewrite ? neighbor : a.nextHop;
+    return hop === "" || hop === "0.0.0.0" || hop === "::" ? undefined : hop;
   };
+  return { nextHop, localPref: (a) => imp.localPreference ?? a.localPref ?? DEFAULT_LOCAL_PREF };
 }

@@ -8,7 +8,7 @@ import type { BgpConfig } from "../config/config.js";
 import type { NextHopKey } from "../fib/lines.js";
 import { directionPolicy } from "../gobgp/desired.js";
 import type { AdjInPath, PathAttrs } from "./attrs.js";
-import { importFilter, type Accepted, type ImportFilter } from "./import-filter.js";
+import { importFilter, type ImportFilter } from "./import-filter.js";
 
 export interface NeighborRib {
   ibgp: boolean;
@@ -29,20 +29,9 @@ interface RibPath {
 /** A prefix's paths: one (the usual case, no array) or several. */
 type Slot = RibPath | RibPath[];
 
-interface Candidate extends Accepted {
-  attrs: PathAttrs;
-  ibgp: boolean;
-}
-
-/** < 0: a is better. */
-function compare(a: Candidate, b: Candidate): number {
-  return (
-    b.localPref - a.localPref ||
-    a.attrs.asPathLen - b.attrs.asPathLen ||
-    a.attrs.origin - b.attrs.origin ||
-    a.attrs.med - b.attrs.med ||
-    Number(a.ibgp) - Number(b.ibgp)
-  );
+/** < 0: path a (local preference la, iBGP ia) is better than b. */
+function compare(la: number, a: PathAttrs, ia: boolean, lb: number, b: PathAttrs, ib: boolean): number {
+  return lb - la || a.asPathLen - b.asPathLen || a.origin - b.origin || a.med - b.med || Number(ia) - Number(ib);
 }
 
 export class LocalRib {
@@ -158,31 +147,25 @@ export class LocalRib {
     return out;
   }
 
-  /** The prefix's installable equal-cost next hops, "" for none. */
+  /** The prefix's installable equal-cost next hops, "" for none. (No object per call: it runs for every prefix of a table load.) */
   best(prefix: string): NextHopKey {
     const slot = this.paths.get(prefix);
     if (slot === undefined || this.local(prefix)) return "";
-    if (!Array.isArray(slot)) return this.candidate(prefix, slot)?.nextHop ?? "";
-    let best: Candidate | undefined;
+    if (!Array.isArray(slot)) return this.neighbors.get(slot.neighbor)?.filter.nextHop(prefix, slot.attrs) ?? "";
+    let best: { lp: number; attrs: PathAttrs; ibgp: boolean } | undefined;
     let hops: string[] = [];
     for (const e of slot) {
-      const c = this.candidate(prefix, e);
-      if (c === undefined) continue;
-      const d = best === undefined ? -1 : compare(c, best);
+      const n = this.neighbors.get(e.neighbor);
+      const hop = n?.filter.nextHop(prefix, e.attrs);
+      if (n === undefined || hop === undefined) continue;
+      const lp = n.filter.localPref(e.attrs);
+      const d = best === undefined ? -1 : compare(lp, e.attrs, n.ibgp, best.lp, best.attrs, best.ibgp);
       if (d < 0) {
-        best = c;
-        hops = [c.nextHop];
-      } else if (d === 0 && !hops.includes(c.nextHop)) hops.push(c.nextHop);
+        best = { lp, attrs: e.attrs, ibgp: n.ibgp };
+        hops = [hop];
+      } else if (d === 0 && !hops.includes(hop)) hops.push(hop);
     }
     return hops.length <= 1 ? (hops[0] ?? "") : hops.sort().join(",");
-  }
-
-  /** The path as its neighbor's import policy accepts it; undefined: rejected, or not a neighbor (any more). */
-  private candidate(prefix: string, e: RibPath): Candidate | undefined {
-    const n = this.neighbors.get(e.neighbor);
-    if (n === undefined) return undefined;
-    const acc = n.filter(prefix, e.attrs);
-    return acc === undefined ? undefined : { ...acc, attrs: e.attrs, ibgp: n.ibgp };
   }
 }
 

@@ -45,8 +45,9 @@ describe("Adj-RIB-In events → paths", () => {
 describe("import policy for the FIB", () => {
   it("accepts everything by default, with local preference 100, and drops AS loops", () => {
     const f = importFilter("192.0.2.2", 65001, {});
-    expect(f("10.0.0.0/24", attrs("192.0.2.2"))).toEqual({ nextHop: "192.0.2.2", localPref: 100 });
-    expect(f("10.0.0.0/24", attrs("192.0.2.2", { asns: [65002, 65001] }))).toBeUndefined();
+    expect(f.nextHop("10.0.0.0/24", attrs("192.0.2.2"))).toBe("192.0.2.2");
+    expect(f.localPref(attrs("192.0.2.2"))).toBe(100);
+    expect(f.nextHop("10.0.0.0/24", attrs("192.0.2.2", { asns: [65002, 65001] }))).toBeUndefined();
   });
 
   it("rejects forbidden communities, prefixes outside the allowed ones or lengths, and missing required/accepted communities", () => {
@@ -55,22 +56,23 @@ describe("import policy for the FIB", () => {
       communities: { accept: ["65002:1", "no-export"] },
     });
     const ok = attrs("192.0.2.2", { communities: [communityValue("65002:1")] });
-    expect(f("172.31.1.0/24", ok)).toBeDefined();
-    expect(f("172.31.3.128/25", ok)).toBeUndefined();
-    expect(f("10.1.0.0/24", ok)).toBeUndefined();
-    expect(f("172.31.0.0/16", ok)).toBeDefined();
-    expect(f("172.30.0.0/15", ok)).toBeUndefined();
-    expect(f("2001:db8:5::/48", ok)).toBeUndefined(); // longer than 24
-    expect(f("172.31.2.0/24", { ...ok, communities: [...ok.communities, communityValue("65002:666")] })).toBeUndefined();
-    expect(f("172.31.2.0/24", attrs("192.0.2.2"))).toBeUndefined();
+    expect(f.nextHop("172.31.1.0/24", ok)).toBeDefined();
+    expect(f.nextHop("172.31.3.128/25", ok)).toBeUndefined();
+    expect(f.nextHop("10.1.0.0/24", ok)).toBeUndefined();
+    expect(f.nextHop("172.31.0.0/16", ok)).toBeDefined();
+    expect(f.nextHop("172.30.0.0/15", ok)).toBeUndefined();
+    expect(f.nextHop("2001:db8:5::/48", ok)).toBeUndefined(); // longer than 24
+    expect(f.nextHop("172.31.2.0/24", { ...ok, communities: [...ok.communities, communityValue("65002:666")] })).toBeUndefined();
+    expect(f.nextHop("172.31.2.0/24", attrs("192.0.2.2"))).toBeUndefined();
     expect(communityValue("no-export")).toBe(0xffffff01);
   });
 
   it("applies the family rule and length bounds without allowed prefixes, local preference and next-hop rewrite", () => {
     const f = importFilter("fd00::2", 65001, { import: { allowedPrefixLengthMin: 16, allowedPrefixLengthMax: 48, localPreference: 250, nextHopRewrite: "peer-address" } });
-    expect(f("2001:db8::/32", attrs("fd00::99"))).toEqual({ nextHop: "fd00::2", localPref: 250 });
-    expect(f("2001:db8::/64", attrs("fd00::99"))).toBeUndefined();
-    expect(f("10.0.0.0/8", attrs("192.0.2.9"))).toBeUndefined();
+    expect(f.nextHop("2001:db8::/32", attrs("fd00::99"))).toBe("fd00::2");
+    expect(f.localPref(attrs("fd00::99"))).toBe(250);
+    expect(f.nextHop("2001:db8::/64", attrs("fd00::99"))).toBeUndefined();
+    expect(f.nextHop("10.0.0.0/8", attrs("192.0.2.9"))).toBeUndefined();
   });
 });
 
