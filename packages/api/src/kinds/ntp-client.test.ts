@@ -141,3 +141,34 @@ describe("NTPClient fallbackServers with servers from a DHCPv4 lease", () => {
     expect(warned("{ provider: chrony, fallbackServers: [pool.example.org] }")).toEqual([]);
   });
 });
+
+describe("NTPClient servers from a DHCPv6Information whose request leaves out sntp-servers", () => {
+  const prefix = { prefix: "2001:db8:1000::", prefixLength: 56, preferredLifetime: 3600, validLifetime: 7200, expiresAt: "2030-01-01T00:00:00.000Z", dnsServers: ["2001:db8::53"], domainSearch: [], sntpServers: ["2001:db8::123"] };
+  const wan = (request: string) =>
+    res("net", "Interface", "wan", "{ ifname: wan0 }") + res("net", "DHCPv6PrefixDelegation", "wan", "{ interface: wan, prefixLength: 56 }") + res("net", "DHCPv6Information", "wan-info", `{ interface: wan, request: [${request}] }`);
+  const spec = (optional: boolean) => `{ provider: chrony, source: dhcpv6, serverFrom: [{ resource: DHCPv6Information/wan-info, field: sntpServers${optional ? ", optional: true" : ""} }], fallbackServers: [pool.example.org] }`;
+  const warnings = (request: string, optional = false) => load(wan(request), ntp("time", spec(optional))).issues.filter((i) => i.severity === "warning" && i.field.startsWith("spec.serverFrom"));
+
+  it("a required source waits Pending for ever (the server's SNTP option never reaches it), so validation warns where and what to write", () => {
+    const r = load(wan("dns-servers"), ntp("time", spec(false)));
+    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
+    const status = makeStatusView({ config: r.config!, runtime: runtimeFrom({ prefixes: new Map([["wan", { state: "present", value: prefix, phase: "Bound" }]]) }) });
+    expect(effectiveView(r.config!, status, status).pending.find((p) => p.resource.kind === "NTPClient")?.reason).toMatch(/DHCPv6Information\/wan-info\.sntpServers has no value/);
+    const [w, ...more] = warnings("dns-servers");
+    expect(more).toEqual([]);
+    expect(w).toMatchObject({
+      file: "f.yaml",
+      line: expect.any(Number),
+      resource: "NTPClient/time",
+      field: "spec.serverFrom[0].resource",
+      hint: "add sntp-servers to its request: request: [dns-servers, sntp-servers]",
+    });
+    expect(w!.message).toMatch(/DHCPv6Information\/wan-info requests dns-servers, not sntp-servers: it never publishes sntpServers, so the NTPClient waits \(Pending\) for ever/);
+  });
+
+  it("an optional source is only never used; no warning when the request has sntp-servers or there is no request", () => {
+    expect(warnings("dns-servers", true).map((w) => w.message)).toEqual([expect.stringMatching(/so this source is never used/)]);
+    expect(warnings("dns-servers, sntp-servers")).toEqual([]);
+    expect(load(wan("dns-servers").replace(", request: [dns-servers]", ""), ntp("time", spec(false))).issues.filter((i) => i.severity === "warning" && i.field.startsWith("spec.serverFrom"))).toEqual([]);
+  });
+});

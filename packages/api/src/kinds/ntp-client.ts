@@ -5,6 +5,7 @@ import { artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import { fromSources } from "../status-source.js";
+import type { DHCPv6InformationSpec } from "./dhcpv6-information.js";
 
 export const NTP_PROVIDERS = ["systemd-timesyncd", "chrony", "ntpd"] as const;
 export type NtpProvider = (typeof NTP_PROVIDERS)[number];
@@ -72,6 +73,17 @@ export const ntpClientKind = defineKind<NTPClientSpec>({
       const first = waiting[0]!;
       ctx.warn(["fallbackServers"], `never used: until ${first.resource} has ${first.field}, the NTPClient waits (Pending) instead of falling back, and a lease without NTP servers keeps it waiting`, `mark the source optional: serverFrom: [{resource: ${first.resource}, field: ${first.field}, optional: true}]`);
     }
+    // A DHCPv6Information on the WAN publishes only what its `request` lists: without sntp-servers it never has
+    // sntpServers, and a required source waits for it for ever (an optional one is never used).
+    (s.serverFrom ?? []).forEach((src, i) => {
+      const [kind, name] = src.resource.split("/");
+      if (kind !== "DHCPv6Information" || src.field !== "sntpServers") return;
+      const info = ctx.all<DHCPv6InformationSpec>("DHCPv6Information").find((r) => r.metadata.name === name);
+      const request = info?.spec.request;
+      if (!request || request.includes("sntp-servers")) return;
+      const effect = src.optional ? "this source is never used" : "the NTPClient waits (Pending) for ever";
+      ctx.warn(["serverFrom", i, "resource"], `${src.resource} requests ${request.join(", ")}, not sntp-servers: it never publishes sntpServers, so ${effect}`, `add sntp-servers to its request: request: [${[...request, "sntp-servers"].join(", ")}]`);
+    });
     if (s.interface !== undefined) ctx.warn(["interface"], `provider ${s.provider} is not bound to an interface by routerd; interface has no effect`);
     for (const other of ctx.all<NTPClientSpec>("NTPClient")) {
       if (other.index < res.index && other.spec.provider !== s.provider) {
