@@ -5,6 +5,9 @@ import { loadConfig } from "../load.js";
 import { runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact } from "../runtime.js";
 import { makeStatusView } from "../status-view.js";
 import { kindDefinition } from "./index.js";
+import { ntpStatus, type NTPClientSpec } from "./ntp-client.js";
+
+const ntpClientSpecDefaults = (): NTPClientSpec => ({ provider: "chrony", servers: [], fallbackServers: [], managed: true, source: "static" });
 
 const HEAD = "apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: test }\nspec:\n  resources:\n";
 const res = (group: string, kind: string, name: string, spec: string) => `    - apiVersion: ${group}.routerd.net/v1alpha1\n      kind: ${kind}\n      metadata: { name: ${name} }\n      spec: ${spec}\n`;
@@ -100,7 +103,22 @@ describe("NTPClient servers from a DHCPv6 delegation's SNTP option (serverFrom),
     const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "present", value: { ...prefix, sntpServers: [] }, phase: "Bound" });
     const view = makeConfigView({ ...v.config, resources: v.active });
     expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server pool.example.org iburst\n");
-    expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "static" });
+    expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+  });
+
+  it("status source: the spec's source while its servers are in use, `fallback` while the fallback servers stand in", () => {
+    const spec = (extra: string) => `{ provider: chrony, source: dhcpv6, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }]${extra} }`;
+    const status = (s: string, sntpServers: string[]) => {
+      const { v, ntp: res } = resolved(s, { state: "present", value: { ...prefix, sntpServers }, phase: "Bound" });
+      return kindDefinition("NTPClient")!.status!(res!, makeConfigView({ ...v.config, resources: v.active })).fields;
+    };
+    expect(status(spec(", fallbackServers: [pool.example.org]"), ["2001:db8::123"])).toEqual({ servers: ["2001:db8::123"], source: "dhcpv6" });
+    expect(status(spec(", fallbackServers: [pool.example.org]"), [])).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+    // Nothing in use at all (no fallback either): the spec's source, with no servers.
+    expect(status(spec(""), [])).toEqual({ servers: [], source: "dhcpv6" });
+    // timesyncd gets both lists and picks FallbackNTP itself when NTP= is empty: the same answer.
+    expect(status(spec(", provider: systemd-timesyncd, fallbackServers: [pool.example.org]").replace("provider: chrony, ", ""), [])).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+    expect(ntpStatus({ ...ntpClientSpecDefaults(), servers: ["192.0.2.1"], fallbackServers: ["pool.example.org"] })).toEqual({ servers: ["192.0.2.1"], source: "static" });
   });
 });
 

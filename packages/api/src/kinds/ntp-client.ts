@@ -40,6 +40,15 @@ export function ntpServersInUse(spec: NTPClientSpec): { servers: string[]; fallb
   return spec.servers.length ? { servers: spec.servers, fallback: false } : { servers: spec.fallbackServers, fallback: true };
 }
 
+/**
+ * The NTPClient's status: the servers the provider is given, and where they come from (the original's `source`,
+ * named like the spec field): spec.source, or `fallback` while fallbackServers stand in for none known.
+ */
+export function ntpStatus(spec: NTPClientSpec): { servers: string[]; source: string } {
+  const { servers, fallback } = ntpServersInUse(spec);
+  return { servers, source: fallback && servers.length ? "fallback" : spec.source };
+}
+
 /** The block routerd writes for one NTPClient (pure; golden-tested in @routerd/render's testdata too). */
 export function ntpBlock(spec: NTPClientSpec): string {
   if (spec.provider === "systemd-timesyncd") {
@@ -58,7 +67,8 @@ export const ntpClientKind = defineKind<NTPClientSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file"] },
   supportsWhen: true,
   spec: ntpClientSpec,
-  status: (res) => ({ fields: { servers: ntpServersInUse(res.spec).servers, source: res.spec.source } }),
+  // `source`: where the servers in use come from — spec.source, or `fallback` while the fallback servers stand in.
+  status: (res) => ({ fields: ntpStatus(res.spec) }),
   provides: { servers: "stringList", source: "string", updatedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;
