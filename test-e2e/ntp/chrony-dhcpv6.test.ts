@@ -129,6 +129,7 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     // serve publishes status at the end of the cycle that wrote the block.
     await until("status: the server in use", async () => (await serversInUse())?.includes(SERVER_A) || undefined, 10_000);
     expect(await serversInUse()).toEqual([SERVER_A]);
+    expect((await router.published("NTPClient/time"))?.source).toBe("dhcpv6");
     expect((await router.published("DHCPv6PrefixDelegation/isp"))?.sntpServers).toEqual([SERVER_A]);
     // "^*": chronyd selected the ISP's server (it learnt of it only from the reload); tracking: its stratum 8 + 1.
     await until("chronyd synchronised to the DHCPv6 SNTP server", () => selected(SERVER_A).test(client(["sources"])) || undefined, 40_000);
@@ -173,6 +174,8 @@ describe("NTPClient (chrony) with servers from DHCPv6 (option 31 through DHCPv6P
     expect(block()).toBe(`# BEGIN routerd ntp-time\nserver ${SERVER_A} iburst\n# END routerd ntp-time\n`);
     await until("status: the fallback server in use", async () => (await serversInUse())?.includes(SERVER_A) || undefined, 10_000);
     expect(await serversInUse()).toEqual([SERVER_A]);
+    // status source says the fallback stands in (spec.source is dhcpv6).
+    expect((await router.published("NTPClient/time"))?.source).toBe("fallback");
     await until("chronyd back on the fallback server", () => selected(SERVER_A).test(client(["sources"])) || undefined, 40_000);
     expect(client(["sources"])).not.toContain(SERVER_B);
     expect(reloads()).toBe(3);

@@ -117,7 +117,7 @@ export type { DNSForwarderSpec } from "./kinds/dns-forwarder.js";
 export { DNS_DEFAULT_PORTS, upstreamAddresses, upstreamUrl, type DNSUpstreamSpec } from "./kinds/dns-upstream.js";
 export { WIREGUARD_BACKENDS, peersOf, wireGuardFwmark, wireGuardIfname, type WireGuardInterfaceSpec } from "./kinds/wireguard-interface.js";
 export type { WireGuardPeerSpec } from "./kinds/wireguard-peer.js";
-export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
+export { NTP_PROVIDERS, NTP_PROVIDER_FILES, ntpBlock, ntpServersInUse, ntpStatus, type NTPClientSpec, type NtpProvider } from "./kinds/ntp-client.js";
 export { DEFAULT_MANAGER, PACKAGE_MANAGERS, PACKAGE_OSES, packageIntent, type PackageManager, type PackageSpec } from "./kinds/package.js";
 export { DERIVED_PACKAGE_OSES, PACKAGE_FAMILIES, PACKAGE_NAMES, derivedPackageIntents, derivedPackages, type DerivedPackage, type PackageFamily } from "./derived-packages.js";
 export {

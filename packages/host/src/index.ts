@@ -21,6 +21,7 @@ export {
   detectHostServices,
   hasModuleSupport,
   loadableKernelModules,
+  type ModulesDepIo,
   loadKernelModule,
   observeDropins,
   observeKernelModules,

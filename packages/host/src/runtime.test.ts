@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemRunner } from "./exec.js";
-import { detectHostServices, loadableKernelModules, observeDropins, observeKernelModules, parseBuiltin, parseModulesDep, parseProcModules, removeDropin, writeDropin } from "./runtime.js";
+import { detectHostServices, loadKernelModule, loadableKernelModules, observeDropins, observeKernelModules, parseBuiltin, parseModulesDep, parseProcModules, removeDropin, writeDropin } from "./runtime.js";
 
 function withDir(fn: (dir: string) => void | Promise<void>) {
   return async () => {
@@ -59,6 +59,72 @@ describe("modules the kernel can load", () => {
       writeFileSync(dep, DEP);
       const loadable = loadableKernelModules(dep);
       expect([loadable("wireguard"), loadable("ip-gre"), loadable("pppoe")]).toEqual([true, true, false]);
+    }),
+  );
+
+  it(
+    "reads modules.dep once while it is unchanged (one stat per plan), and again when its mtime or size change",
+    withDir((dir) => {
+      const dep = join(dir, "modules.dep");
+      writeFileSync(dep, DEP);
+      const reads: string[] = [];
+      let stats = 0;
+      const io = {
+        stat: (path: string) => {
+          stats++;
+          const s = statSync(path, { throwIfNoEntry: false });
+          return s ? { mtimeMs: s.mtimeMs, size: s.size } : undefined;
+        },
+        read: (path: string) => (reads.push(path), readFileSync(path, "utf8")),
+      };
+      const first = loadableKernelModules(dep, io);
+      expect([first("wireguard"), first("vrf"), first("pppoe")]).toEqual([true, true, false]);
+      expect([reads.length, stats]).toEqual([1, 1]);
+      // The next plan (serve's next cycle): the file is looked at, not read.
+      const second = loadableKernelModules(dep, io);
+      expect([second("wireguard"), second("pppoe")]).toEqual([true, false]);
+      expect([reads.length, stats]).toEqual([1, 2]);
+      // depmod rewrote it: same size, other mtime → read again.
+      writeFileSync(dep, DEP.replace("vrf.ko", "xyz.ko"));
+      utimesSync(dep, new Date(2030, 0, 1), new Date(2030, 0, 1));
+      const third = loadableKernelModules(dep, io);
+      expect([third("vrf"), third("xyz")]).toEqual([false, true]);
+      expect(reads.length).toBe(2);
+      // Other size, mtime put back to the cached one → read again.
+      writeFileSync(dep, `${DEP}kernel/net/pppoe.ko:\n`);
+      utimesSync(dep, new Date(2030, 0, 1), new Date(2030, 0, 1));
+      expect(loadableKernelModules(dep, io)("pppoe")).toBe(true);
+      expect(reads.length).toBe(3);
+      // Gone (a kernel without /lib/modules): nothing loadable, nothing read.
+      rmSync(dep);
+      expect(loadableKernelModules(dep, io)("pppoe")).toBe(false);
+      expect(reads.length).toBe(3);
+    }),
+  );
+});
+
+describe("loading a module", () => {
+  const ctxWith = (dir: string, code: number, calls: string[] = []) => ({
+    root: dir,
+    stateDir: join(dir, "state"),
+    runDir: join(dir, "run"),
+    runner: { run: async (cmd: string, args: readonly string[]) => (calls.push([cmd, ...args].join(" ")), { code, stdout: "", stderr: code ? "modprobe: FATAL: Module wireguard not found." : "" }) },
+  });
+
+  it(
+    "a required module that does not load fails; an optional one succeeds with a warning unless it is loaded after all",
+    withDir(async (dir) => {
+      const proc = join(dir, "modules");
+      writeFileSync(proc, PROC_MODULES);
+      const calls: string[] = [];
+      expect(await loadKernelModule(ctxWith(dir, 0, calls), { module: "wireguard", optional: true }, proc)).toBeUndefined();
+      expect(calls).toEqual(["modprobe -- wireguard"]);
+      await expect(loadKernelModule(ctxWith(dir, 1), { module: "wireguard" }, proc)).rejects.toThrow("modprobe wireguard: modprobe: FATAL: Module wireguard not found.");
+      const failed = await loadKernelModule(ctxWith(dir, 1), { module: "wireguard", optional: true }, proc);
+      expect(failed).toEqual({ warning: "optional module not loaded (modprobe wireguard: modprobe: FATAL: Module wireguard not found.); not recorded, tried again on the next run" });
+      // modprobe failed, but the kernel has it (someone loaded it meanwhile): no warning, the observation records it.
+      writeFileSync(proc, `${PROC_MODULES}wireguard 118784 0 - Live 0x0000000000000000\n`);
+      expect(await loadKernelModule(ctxWith(dir, 1), { module: "wireguard", optional: true }, proc)).toBeUndefined();
     }),
   );
 });

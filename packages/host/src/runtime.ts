@@ -3,7 +3,7 @@
 // type in every namespace) and
 // whole drop-in files for systemd-networkd and systemd-resolved (under --root; the services are told only
 // when routerd manages the real root).
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { release } from "node:os";
 import { join } from "node:path";
 import { artifactNames, isRouterdDropin, writeFileAtomic, type Attributes, type ObservedArtifact } from "@routerd/resource";
@@ -68,13 +68,48 @@ export function parseModulesDep(text: string): Set<string> {
   );
 }
 
+/** How modules.dep is read; a test counts the reads. */
+export interface ModulesDepIo {
+  /** The file's identity now, or undefined when there is none (a kernel without /lib/modules). */
+  stat(path: string): { mtimeMs: number; size: number } | undefined;
+  read(path: string): string;
+}
+
+const MODULES_DEP_IO: ModulesDepIo = {
+  stat: (path) => {
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s ? { mtimeMs: s.mtimeMs, size: s.size } : undefined;
+  },
+  read: (path) => readFileSync(path, "utf8"),
+};
+
+/**
+ * modules.dep (~0.5 MB on Debian) parsed once per process and file version: every serve cycle with an optional
+ * module asks, and the file changes only when modules are installed (a kernel upgrade, depmod). Keyed by path,
+ * re-read when its mtime or size differ from the cached read.
+ */
+const modulesDepCache = new Map<string, { mtimeMs: number; size: number; names: Set<string> }>();
+
 /**
  * Whether this kernel can load a module from disk (it is in modules.dep). Not being loaded (/proc/modules)
- * says nothing about that; an optional module the host has is loaded like a required one. Read at most once.
+ * says nothing about that; an optional module the host has is loaded like a required one. The file is looked at
+ * (stat) at most once per returned function, i.e. once per plan, and re-read only when it changed.
  */
-export function loadableKernelModules(modulesDep = `/lib/modules/${release()}/modules.dep`): (module: string) => boolean {
+export function loadableKernelModules(modulesDep = `/lib/modules/${release()}/modules.dep`, io: ModulesDepIo = MODULES_DEP_IO): (module: string) => boolean {
   let names: Set<string> | undefined;
-  return (module) => (names ??= existsSync(modulesDep) ? parseModulesDep(readFileSync(modulesDep, "utf8")) : new Set()).has(artifactNames.kernelModule(module));
+  const current = (): Set<string> => {
+    const id = io.stat(modulesDep);
+    if (!id) {
+      modulesDepCache.delete(modulesDep);
+      return new Set();
+    }
+    const cached = modulesDepCache.get(modulesDep);
+    if (cached && cached.mtimeMs === id.mtimeMs && cached.size === id.size) return cached.names;
+    const parsed = parseModulesDep(io.read(modulesDep));
+    modulesDepCache.set(modulesDep, { ...id, names: parsed });
+    return parsed;
+  };
+  return (module) => (names ??= current()).has(artifactNames.kernelModule(module));
 }
 
 /** Every module the kernel has now: loaded ones with their users, built-in ones as such. */
@@ -91,11 +126,21 @@ export function observeKernelModules(sources: ModuleSources = MODULE_SOURCES): O
   return [...out.values()];
 }
 
-export async function loadKernelModule(ctx: HostContext, attrs: Attributes): Promise<void> {
+/**
+ * modprobe. A required module that does not load fails the step. An optional one (wireguard under backend auto)
+ * holds nothing back: when the kernel does not have it loaded afterwards (/proc/modules), the step succeeds with
+ * a warning saying why, and the caller records nothing for it (it is not on the host).
+ */
+export async function loadKernelModule(ctx: HostContext, attrs: Attributes, procModules = MODULE_SOURCES.procModules): Promise<void | { warning: string }> {
   const module = String(attrs.module);
   const r = await ctx.runner.run("modprobe", ["--", module]);
-  if (r.code === 0 || attrs.optional === true) return; // an optional one is shown as absent by the next plan
-  throw new Error(`modprobe ${module}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`);
+  if (r.code === 0) return;
+  const why = `modprobe ${module}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}`;
+  if (attrs.optional !== true) throw new Error(why);
+  // Loaded after all (by someone else meanwhile): then it is there, and the re-observation records it.
+  const loaded = existsSync(procModules) && parseProcModules(readFileSync(procModules, "utf8")).some((m) => m.module === artifactNames.kernelModule(module));
+  if (loaded) return;
+  return { warning: `optional module not loaded (${why}); not recorded, tried again on the next run` };
 }
 
 /** Which of the host services that get drop-ins the host uses: enabled (a .wants link) or running. */

@@ -214,7 +214,7 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
     // A step that failed or did not verify may have changed more than it said: the next run reads everything.
     if (results.some((r) => !r.ok)) opts.resident?.doubt("a change did not apply as planned");
     traceStage("verified");
-    recordConfirmed(ledger, desired, verified, now);
+    recordConfirmed(ledger, desired, verified, now, results);
     forgetRemoved(ledger, p, gcRemovals, results, verified);
     // A no-op run writes nothing: the ledger and status files change only when something did.
     if (ledger.mutations !== mutationsBefore) session.save({ destructive: false });
@@ -229,11 +229,20 @@ export async function reconcileOnce(config: RouterConfig, opts: EngineOptions): 
   }
 }
 
-/** Desired artifacts the host now has become `present` in the ledger; pending ones it does not have are forgotten. */
-function recordConfirmed(ledger: Ledger, desired: DesiredState, verified: Inventory, now: Date): void {
+/**
+ * Desired artifacts the host now has become `present` in the ledger; pending ones it does not have are forgotten,
+ * and so are those whose step succeeded only with a warning (an optional module modprobe could not load): the
+ * executor says it did not bring them about, whatever an observation says.
+ */
+export function recordConfirmed(ledger: Ledger, desired: DesiredState, verified: Inventory, now: Date, results: readonly StepResult[] = []): void {
+  const warned = new Set(results.filter((r) => r.op === "ensure" && r.ok && r.warning).map((r) => `${r.kind}/${r.name}`));
   for (const d of desired.desired) {
     if (d.action !== "ensure") continue;
     const entry = ledger.get(d.kind, d.name);
+    if (warned.has(`${d.kind}/${d.name}`)) {
+      if (entry?.state === "pending") ledger.forget(d.kind, d.name);
+      continue;
+    }
     const seen = observe(verified, d.kind, d.name);
     if (seen.state === "present") {
       if (entry) {

@@ -77,5 +77,6 @@ export function resultsToText(results: StepResult[]): string {
   const lines = [`Applied ${applied.length} change${applied.length === 1 ? "" : "s"}${failed.length ? `, ${failed.length} failed` : ""}${deferred.length ? `, ${deferred.length} left to routerd serve` : ""}.`];
   for (const f of failed) lines.push(`  failed: ${f.op} ${f.kind} ${f.name}: ${f.error}`);
   for (const d of deferred) lines.push(`  deferred: ${d.op} ${d.kind} ${d.name} (daemons and leases are managed by routerd serve)`);
+  for (const w of results.filter((r) => r.ok && r.warning)) lines.push(`  warning: ${w.op} ${w.kind} ${w.name}: ${w.warning}`);
   return lines.join("\n");
 }

@@ -4,6 +4,8 @@ import { loadConfig, type HostRuntime } from "@routerd/api";
 import { Ledger, knownKind, type Inventory, type ObservedArtifact } from "@routerd/resource";
 import { describe, expect, it } from "vitest";
 import { computeDesired } from "./desired.js";
+import { recordConfirmed } from "./engine.js";
+import { resultsToText } from "./format.js";
 import { plan } from "./plan.js";
 
 const VRF = `    - apiVersion: net.routerd.net/v1alpha1
@@ -69,5 +71,30 @@ describe("derived host runtime in the plan", () => {
     const removals = p.gc.actions.filter((a) => a.type === "removeArtifact").map((a) => (a.type === "removeArtifact" ? `${a.kind} ${a.name}` : ""));
     expect(removals).toEqual([`systemd.dropin ${DROPIN}`]);
     expect(p.gc.actions.some((a) => a.type === "forgetLedger" && a.kind === "linux.kernelModule" && a.name === "vrf")).toBe(true);
+  });
+
+  it("an optional module modprobe could not load is not recorded, even when the kernel autoloads it later in the run", () => {
+    const config = loadConfig(`apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: r }\nspec:\n  resources:\n${WIREGUARD}`, "r.yaml").config!;
+    const desired = computeDesired({ config, when: new Map(), stateDir: "/tmp/none", hostRuntime: { ...HOST, loadable: () => true } });
+    const module = desired.desired.find((d) => d.kind === "linux.kernelModule")!;
+    const pending = () => {
+      const ledger = new Ledger();
+      ledger.record({ kind: module.kind, name: module.name, owners: module.owners, ownership: "created", state: "pending", attributes: module.attributes });
+      return ledger;
+    };
+    // `ip link add type wireguard` made the kernel load it: the re-observation sees it, but routerd did not load it.
+    const verified = inventoryWith(loaded("wireguard"));
+    const warned = pending();
+    recordConfirmed(warned, desired, verified, new Date(), [{ op: "ensure", kind: module.kind, name: module.name, ok: true, warning: "optional module not loaded (modprobe wireguard: exit 1)" }]);
+    expect(warned.get(module.kind, module.name)).toBeUndefined();
+    // Not there after a warning-less step either (no observation confirms it): forgotten too.
+    const absent = pending();
+    recordConfirmed(absent, desired, inventoryWith([]), new Date(), [{ op: "ensure", kind: module.kind, name: module.name, ok: true }]);
+    expect(absent.get(module.kind, module.name)).toBeUndefined();
+    // modprobe loaded it: recorded as routerd's.
+    const loadedNow = pending();
+    recordConfirmed(loadedNow, desired, verified, new Date(), [{ op: "ensure", kind: module.kind, name: module.name, ok: true }]);
+    expect(loadedNow.get(module.kind, module.name)).toMatchObject({ ownership: "created", state: "present" });
+    expect(resultsToText([{ op: "ensure", kind: module.kind, name: module.name, ok: true, warning: "optional module not loaded (x)" }])).toContain("warning: ensure linux.kernelModule wireguard: optional module not loaded (x)");
   });
 });

@@ -5,6 +5,9 @@ import { loadConfig } from "../load.js";
 import { runtimeFrom, type DelegatedPrefix, type Dhcpv4Lease, type RuntimeFact } from "../runtime.js";
 import { makeStatusView } from "../status-view.js";
 import { kindDefinition } from "./index.js";
+import { ntpStatus, type NTPClientSpec } from "./ntp-client.js";
+
+const ntpClientSpecDefaults = (): NTPClientSpec => ({ provider: "chrony", servers: [], fallbackServers: [], managed: true, source: "static" });
 
 const HEAD = "apiVersion: routerd.net/v1alpha1\nkind: Router\nmetadata: { name: test }\nspec:\n  resources:\n";
 const res = (group: string, kind: string, name: string, spec: string) => `    - apiVersion: ${group}.routerd.net/v1alpha1\n      kind: ${kind}\n      metadata: { name: ${name} }\n      spec: ${spec}\n`;
@@ -100,7 +103,22 @@ describe("NTPClient servers from a DHCPv6 delegation's SNTP option (serverFrom),
     const { v, ntp: res } = resolved("{ provider: chrony, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }], fallbackServers: [pool.example.org] }", { state: "present", value: { ...prefix, sntpServers: [] }, phase: "Bound" });
     const view = makeConfigView({ ...v.config, resources: v.active });
     expect(kindDefinition("NTPClient")!.intents(res!, view)[0]!.attributes.content).toBe("server pool.example.org iburst\n");
-    expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "static" });
+    expect(kindDefinition("NTPClient")!.status!(res!, view).fields).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+  });
+
+  it("status source: the spec's source while its servers are in use, `fallback` while the fallback servers stand in", () => {
+    const spec = (extra: string) => `{ provider: chrony, source: dhcpv6, serverFrom: [{ resource: DHCPv6PrefixDelegation/wan, field: sntpServers, optional: true }]${extra} }`;
+    const status = (s: string, sntpServers: string[]) => {
+      const { v, ntp: res } = resolved(s, { state: "present", value: { ...prefix, sntpServers }, phase: "Bound" });
+      return kindDefinition("NTPClient")!.status!(res!, makeConfigView({ ...v.config, resources: v.active })).fields;
+    };
+    expect(status(spec(", fallbackServers: [pool.example.org]"), ["2001:db8::123"])).toEqual({ servers: ["2001:db8::123"], source: "dhcpv6" });
+    expect(status(spec(", fallbackServers: [pool.example.org]"), [])).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+    // Nothing in use at all (no fallback either): the spec's source, with no servers.
+    expect(status(spec(""), [])).toEqual({ servers: [], source: "dhcpv6" });
+    // timesyncd gets both lists and picks FallbackNTP itself when NTP= is empty: the same answer.
+    expect(status(spec(", provider: systemd-timesyncd, fallbackServers: [pool.example.org]").replace("provider: chrony, ", ""), [])).toEqual({ servers: ["pool.example.org"], source: "fallback" });
+    expect(ntpStatus({ ...ntpClientSpecDefaults(), servers: ["192.0.2.1"], fallbackServers: ["pool.example.org"] })).toEqual({ servers: ["192.0.2.1"], source: "static" });
   });
 });
 
@@ -139,5 +157,36 @@ describe("NTPClient fallbackServers with servers from a DHCPv4 lease", () => {
     const warned = (s: string) => load(wan, ntp("time", s)).issues.filter((i) => i.severity === "warning" && i.field === "spec.fallbackServers");
     expect(warned("{ provider: chrony, servers: [192.0.2.1], serverFrom: [{ resource: DHCPv4Client/wan, field: ntpServers }], fallbackServers: [pool.example.org] }")).toEqual([]);
     expect(warned("{ provider: chrony, fallbackServers: [pool.example.org] }")).toEqual([]);
+  });
+});
+
+describe("NTPClient servers from a DHCPv6Information whose request leaves out sntp-servers", () => {
+  const prefix = { prefix: "2001:db8:1000::", prefixLength: 56, preferredLifetime: 3600, validLifetime: 7200, expiresAt: "2030-01-01T00:00:00.000Z", dnsServers: ["2001:db8::53"], domainSearch: [], sntpServers: ["2001:db8::123"] };
+  const wan = (request: string) =>
+    res("net", "Interface", "wan", "{ ifname: wan0 }") + res("net", "DHCPv6PrefixDelegation", "wan", "{ interface: wan, prefixLength: 56 }") + res("net", "DHCPv6Information", "wan-info", `{ interface: wan, request: [${request}] }`);
+  const spec = (optional: boolean) => `{ provider: chrony, source: dhcpv6, serverFrom: [{ resource: DHCPv6Information/wan-info, field: sntpServers${optional ? ", optional: true" : ""} }], fallbackServers: [pool.example.org] }`;
+  const warnings = (request: string, optional = false) => load(wan(request), ntp("time", spec(optional))).issues.filter((i) => i.severity === "warning" && i.field.startsWith("spec.serverFrom"));
+
+  it("a required source waits Pending for ever (the server's SNTP option never reaches it), so validation warns where and what to write", () => {
+    const r = load(wan("dns-servers"), ntp("time", spec(false)));
+    expect(r.issues.filter((i) => i.severity === "error")).toEqual([]);
+    const status = makeStatusView({ config: r.config!, runtime: runtimeFrom({ prefixes: new Map([["wan", { state: "present", value: prefix, phase: "Bound" }]]) }) });
+    expect(effectiveView(r.config!, status, status).pending.find((p) => p.resource.kind === "NTPClient")?.reason).toMatch(/DHCPv6Information\/wan-info\.sntpServers has no value/);
+    const [w, ...more] = warnings("dns-servers");
+    expect(more).toEqual([]);
+    expect(w).toMatchObject({
+      file: "f.yaml",
+      line: expect.any(Number),
+      resource: "NTPClient/time",
+      field: "spec.serverFrom[0].resource",
+      hint: "add sntp-servers to its request: request: [dns-servers, sntp-servers]",
+    });
+    expect(w!.message).toMatch(/DHCPv6Information\/wan-info requests dns-servers, not sntp-servers: it never publishes sntpServers, so the NTPClient waits \(Pending\) for ever/);
+  });
+
+  it("an optional source is only never used; no warning when the request has sntp-servers or there is no request", () => {
+    expect(warnings("dns-servers", true).map((w) => w.message)).toEqual([expect.stringMatching(/so this source is never used/)]);
+    expect(warnings("dns-servers, sntp-servers")).toEqual([]);
+    expect(load(wan("dns-servers").replace(", request: [dns-servers]", ""), ntp("time", spec(false))).issues.filter((i) => i.severity === "warning" && i.field.startsWith("spec.serverFrom"))).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { artifactNames, type ArtifactIntent } from "@routerd/resource";
 import { API_GROUPS, defineKind } from "../kind.js";
 import { t, type Infer } from "../schema.js";
 import { fromSources } from "../status-source.js";
+import type { DHCPv6InformationSpec } from "./dhcpv6-information.js";
 
 export const NTP_PROVIDERS = ["systemd-timesyncd", "chrony", "ntpd"] as const;
 export type NtpProvider = (typeof NTP_PROVIDERS)[number];
@@ -39,6 +40,15 @@ export function ntpServersInUse(spec: NTPClientSpec): { servers: string[]; fallb
   return spec.servers.length ? { servers: spec.servers, fallback: false } : { servers: spec.fallbackServers, fallback: true };
 }
 
+/**
+ * The NTPClient's status: the servers the provider is given, and where they come from (the original's `source`,
+ * named like the spec field): spec.source, or `fallback` while fallbackServers stand in for none known.
+ */
+export function ntpStatus(spec: NTPClientSpec): { servers: string[]; source: string } {
+  const { servers, fallback } = ntpServersInUse(spec);
+  return { servers, source: fallback && servers.length ? "fallback" : spec.source };
+}
+
 /** The block routerd writes for one NTPClient (pure; golden-tested in @routerd/render's testdata too). */
 export function ntpBlock(spec: NTPClientSpec): string {
   if (spec.provider === "systemd-timesyncd") {
@@ -57,7 +67,8 @@ export const ntpClientKind = defineKind<NTPClientSpec>({
   contract: { type: "ArtifactKinds", artifactKinds: ["file"] },
   supportsWhen: true,
   spec: ntpClientSpec,
-  status: (res) => ({ fields: { servers: ntpServersInUse(res.spec).servers, source: res.spec.source } }),
+  // `source`: where the servers in use come from — spec.source, or `fallback` while the fallback servers stand in.
+  status: (res) => ({ fields: ntpStatus(res.spec) }),
   provides: { servers: "stringList", source: "string", updatedAt: "timestamp" },
   check(res, ctx) {
     const s = res.spec;
@@ -72,6 +83,17 @@ export const ntpClientKind = defineKind<NTPClientSpec>({
       const first = waiting[0]!;
       ctx.warn(["fallbackServers"], `never used: until ${first.resource} has ${first.field}, the NTPClient waits (Pending) instead of falling back, and a lease without NTP servers keeps it waiting`, `mark the source optional: serverFrom: [{resource: ${first.resource}, field: ${first.field}, optional: true}]`);
     }
+    // A DHCPv6Information on the WAN publishes only what its `request` lists: without sntp-servers it never has
+    // sntpServers, and a required source waits for it for ever (an optional one is never used).
+    (s.serverFrom ?? []).forEach((src, i) => {
+      const [kind, name] = src.resource.split("/");
+      if (kind !== "DHCPv6Information" || src.field !== "sntpServers") return;
+      const info = ctx.all<DHCPv6InformationSpec>("DHCPv6Information").find((r) => r.metadata.name === name);
+      const request = info?.spec.request;
+      if (!request || request.includes("sntp-servers")) return;
+      const effect = src.optional ? "this source is never used" : "the NTPClient waits (Pending) for ever";
+      ctx.warn(["serverFrom", i, "resource"], `${src.resource} requests ${request.join(", ")}, not sntp-servers: it never publishes sntpServers, so ${effect}`, `add sntp-servers to its request: request: [${[...request, "sntp-servers"].join(", ")}]`);
+    });
     if (s.interface !== undefined) ctx.warn(["interface"], `provider ${s.provider} is not bound to an interface by routerd; interface has no effect`);
     for (const other of ctx.all<NTPClientSpec>("NTPClient")) {
       if (other.index < res.index && other.spec.provider !== s.provider) {

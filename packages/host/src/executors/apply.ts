@@ -29,6 +29,11 @@ export interface StepResult {
   ok: boolean;
   /** Nothing to do here: another process (routerd serve's supervisor) owns this step. */
   deferred?: boolean;
+  /**
+   * Succeeded without bringing its artifact about, which is allowed for it (an optional module modprobe could
+   * not load): why. The artifact is not recorded; its resource does not fail.
+   */
+  warning?: string;
   error?: string;
 }
 
@@ -47,7 +52,8 @@ export interface ApplyRequest {
   daemons?: DaemonPort;
 }
 
-type Direct = (step: Step, ctx: HostContext, req: ApplyRequest) => Promise<void | "deferred"> | void | "deferred";
+type DirectResult = void | "deferred" | { warning: string };
+type Direct = (step: Step, ctx: HostContext, req: ApplyRequest) => Promise<DirectResult> | DirectResult;
 
 interface Phase {
   order: number;
@@ -166,7 +172,7 @@ async function applyInOrder(ctx: HostContext, req: ApplyRequest, input: Step[]):
       const step = steps[i++]!;
       try {
         const r = await phase.direct!(step, ctx, req);
-        results.push({ op: step.op, kind: step.kind, name: step.name, ok: true, ...(r === "deferred" ? { deferred: true } : {}) });
+        results.push({ op: step.op, kind: step.kind, name: step.name, ok: true, ...(r === "deferred" ? { deferred: true } : r ? { warning: r.warning } : {}) });
       } catch (err) {
         results.push({ op: step.op, kind: step.kind, name: step.name, ok: false, error: (err as Error).message });
       }
