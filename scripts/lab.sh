@@ -2,7 +2,8 @@
 # npm run lab [-- COMMAND]: a home router under `routerd serve` in network namespaces, with two ISPs and a
 # LAN client, checked end to end. See docs/lab.md (and its "Adding a part" section).
 # Settings: ROUTERD_LAB_NAME (namespace prefix, default rdlab), ROUTERD_LAB_DIR (default /tmp/routerd-lab),
-# ROUTERD_LAB_BGP=0 (leaves out the BGP part, scripts/lab/parts/80-bgp.sh, which is on by default).
+# ROUTERD_LAB_BGP=0, ROUTERD_LAB_WIREGUARD=0, ROUTERD_LAB_NTP=0 (each leaves out an optional part, on by
+# default: scripts/lab/parts/80-bgp.sh, 45-wireguard.sh, 88-ntp.sh).
 set -Eeuo pipefail
 # A command that fails where nothing expects it ends the script: say which one.
 # (A function's own `return N` is its answer, not a failure.)
@@ -68,7 +69,7 @@ unset part id
 
 # Every namespace either lab may have, the parts' own included (router and lan are in both: only one lab
 # per name is up at a time).
-mapfile -t LAB_NAMESPACES < <(printf '%s\n' "${HOME_NAMESPACES[@]}" "${NAT_NAMESPACES[@]}" | sort -u)
+mapfile -t LAB_NAMESPACES < <(printf '%s\n' "${HOME_NAMESPACES[@]}" "${NAT_NAMESPACES[@]}" "${OPTIONAL_NAMESPACES[@]}" | sort -u)
 
 # run_hook HOOK: calls <part>_HOOK of every part that has one, in order (setup, converge, checks, show, poke).
 run_hook() {
@@ -229,7 +230,7 @@ cmd_status() {
     pid="$(cat "$pidfile")"
     state=running
     kill -0 "$pid" 2>/dev/null || state="NOT running (see $LAB_DIR/logs/$(basename "$pidfile" .pid).log)"
-    printf '    %-16s pid %-8s %s\n' "$(basename "$pidfile" .pid)" "$pid" "$state"
+    printf '    %-18s pid %-8s %s\n' "$(basename "$pidfile" .pid)" "$pid" "$state"
   done
   [[ "$(lab_kind)" != home ]] || home_status
   return 0
@@ -237,6 +238,8 @@ cmd_status() {
 
 teardown() {
   stop_processes
+  # What parts leave outside the lab dir and its namespaces (defined whether or not the part is on now).
+  run_hook teardown
   destroy_topology
   if [[ -e "$MARKER" ]]; then
     rm -rf -- "$LAB_DIR"

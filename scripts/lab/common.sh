@@ -79,6 +79,23 @@ routerd_lab() {
 }
 routerctl_lab() { inns "$NS_ROUTER" node "$ROUTERCTL_JS" "$@" --run-dir "$LAB_DIR/run"; }
 
+# lab_config_add < YAML: appends resources (a YAML list, written as in examples/home-router.yaml) to the lab's
+# copy of the config, those it does not have yet, and prints what it added. For the parts whose resources are
+# optional or hold what only the lab knows (a generated public key); serve applies a change within a second.
+lab_config_add() {
+  node -e '
+    const fs = require("fs");
+    const [, repo, file] = process.argv;
+    const YAML = require(require.resolve("yaml", { paths: [repo] }));
+    const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"));
+    const id = (r) => `${r.kind}/${r.metadata.name}`;
+    const have = new Set(doc.toJS().spec.resources.map(id));
+    const added = YAML.parseDocument(fs.readFileSync(0, "utf8")).contents.items.filter((item) => !have.has(id(item.toJSON())));
+    for (const item of added) doc.addIn(["spec", "resources"], item);
+    if (added.length) fs.writeFileSync(file, doc.toString());
+    console.log(`${added.map((item) => id(item.toJSON())).join(", ") || "nothing new"} added to ${file}`);' "$REPO" "$LAB_CONFIG"
+}
+
 # within TIMEOUT_S COMMAND...: runs COMMAND until it succeeds, every 0.5 s, for TIMEOUT_S at most; its
 # output is that of the last try. For checks of a state that a loaded machine can miss for a moment.
 within() {

@@ -12,9 +12,13 @@ home_up() {
 
   step "Starting routerd serve in $NS_ROUTER"
   cp "$REPO/examples/home-router.yaml" "$LAB_CONFIG"
+  # Parts that bring resources of their own add them to the copy before serve reads it (one YAML list).
+  local added
+  added="$(run_hook resources)"
+  [[ -z "$added" ]] || info "$(lab_config_add <<<"$added")"
   start_bg routerd "$NS_ROUTER" node "$ROUTERD_JS" serve --config "$LAB_CONFIG" --stop-daemons-on-exit \
     --state-dir "$LAB_DIR/state" --root "$LAB_DIR/root" --run-dir "$LAB_DIR/run"
-  info "config: $LAB_CONFIG (a copy of examples/home-router.yaml; serve applies edits within a second)"
+  info "config: $LAB_CONFIG (a copy of examples/home-router.yaml with the parts' additions; serve applies edits within a second)"
   info "log: $LAB_DIR/logs/routerd.log; state, root and run dirs under $LAB_DIR"
   # From here on a problem is the router's, not the lab's: the lab stays up to be looked at.
   UP_STAGE=up

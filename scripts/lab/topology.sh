@@ -14,6 +14,8 @@ NS_ISP2="$LAB_NAME-isp2"
 NS_ROUTER="$LAB_NAME-router"
 NS_LAN="$LAB_NAME-lan"
 HOME_NAMESPACES=("$NS_ISP1" "$NS_ISP2" "$NS_ROUTER" "$NS_LAN")
+# The namespaces of parts that can be left out: `down` removes them whether or not the part is on now.
+OPTIONAL_NAMESPACES=()
 
 # ISP 1: IPv4 by DHCP, IPv6 by router advertisements and prefix delegation.
 ISP1_ADDR=198.51.100.1

@@ -1,7 +1,7 @@
 // `npm run lab` (the README's first command) end to end, with its own namespace prefix and lab dir so it
 // never collides with a lab a developer has up or with another test run: the home router under
-// `routerd serve` comes up with every check passing, fails over and back (uplinks, a service's web servers),
-// and `down` leaves nothing behind;
+// `routerd serve` comes up with every check passing (the optional BGP, WireGuard and NTP parts included),
+// fails over and back (uplinks, a service's web servers), and `down` leaves nothing behind;
 // then the static NAT walkthrough (`npm run lab -- nat`) does the same.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,11 +12,13 @@ const name = uniqueName("rdlt").replace("-", "");
 const tmp = tempDir("routerd-lab-test-");
 const dir = join(tmp.dir, "lab");
 const env = { ...process.env, ROUTERD_LAB_NAME: name, ROUTERD_LAB_DIR: dir };
-const lab = (...args: string[]) => {
-  const r = sh("bash", [join(REPO, "scripts/lab.sh"), ...args], { env, allowFail: true });
+/** scripts/lab.sh with more settings (e.g. an optional part switched off). */
+const labWith = (settings: Record<string, string>, ...args: string[]) => {
+  const r = sh("bash", [join(REPO, "scripts/lab.sh"), ...args], { env: { ...env, ...settings }, allowFail: true });
   if (process.env.ROUTERD_E2E_DEBUG) process.stderr.write(`--- lab ${args.join(" ")} (exit ${r.code})\n${r.stdout}${r.stderr}`);
   return { ...r, all: r.stdout + r.stderr };
 };
+const lab = (...args: string[]) => labWith({}, ...args);
 const namespaces = () =>
   sh("ip", ["netns", "list"])
     .stdout.split("\n")
@@ -78,6 +80,17 @@ describe("npm run lab", () => {
     // The BGP part (on by default): the session with isp1's gobgpd and its prefixes in the FIB (proto 219).
     expect(up.stdout).toMatch(/PASS {2}BGP: the session with isp1's gobgpd is Established/);
     expect(up.stdout).toMatch(/PASS {2}BGP: isp1's prefixes are in the router's FIB/);
+    // The WireGuard part (on by default): the road warrior beyond isp1 dials wan1 and reaches the LAN through the tunnel.
+    expect(up.stdout).toContain("the road warrior's handshake with the router");
+    expect(up.stdout).toMatch(/PASS {2}WireGuard: the road warrior's handshake, as routerd reports it \(routerctl status\)\n\s+WireGuardPeer\/road-warrior Connected from 100\.64\.1\.2:\d+/);
+    expect(up.stdout).toMatch(/PASS {2}WireGuard: the router reaches the road warrior's tunnel address 10\.77\.0\.2/);
+    expect(up.stdout).toMatch(/PASS {2}WireGuard: the road warrior reaches the LAN client's web server through the tunnel .*\n\s+lan-web at 192\.168\.10\.10:80 answered; it saw the client as 10\.77\.0\.2:/);
+    expect(up.stdout).toMatch(/\$ wg show \w+-wg .*\n(.*\n)*?\s+latest handshake: /);
+    // The NTP part (on by default): isp1's server from both leases in routerd's chrony block, the router's chronyd synced to it.
+    expect(up.stdout).toMatch(/PASS {2}NTP: routerd renders isp1's servers .*\n.*routerd\.sources: server 198\.51\.100\.1 iburst; server 2001:db8:1::1 iburst/);
+    expect(up.stdout).toMatch(/PASS {2}NTP: NTPClient\/time reports its servers from the DHCP leases .*\n\s+NTPClient\/time: source dhcp, servers 198\.51\.100\.1, 2001:db8:1::1/);
+    expect(up.stdout).toMatch(/PASS {2}NTP: the router's chronyd is synchronised to isp1's server .*\n.*\((?:198\.51\.100\.1|2001:db8:1::1)\), stratum: 9/);
+    expect(up.stdout).toMatch(/^\s+\^\* (198\.51\.100\.1|2001:db8:1::1) +8 /m);
     // The published service: connections from outside spread over all three LAN web servers.
     expect(up.stdout).toMatch(/PASS {2}IngressService web: .*spread over web1,web2,web3/);
     // The operator's view: routerctl status with the live facts, and the ledger.
@@ -90,7 +103,7 @@ describe("npm run lab", () => {
     // The LAN's DNS: the router answers its own names and the DHCP client's, and forwards the rest.
     for (const check of ["router.lan", "media.lan", "www.isp.example"]) expect(up.stdout).toContain(check);
     expect(up.stdout).toMatch(/\d+ artifacts owned by routerd/);
-    expect(namespaces().sort()).toEqual([`${name}-isp1`, `${name}-isp2`, `${name}-lan`, `${name}-router`]);
+    expect(namespaces().sort()).toEqual([`${name}-isp1`, `${name}-isp2`, `${name}-lan`, `${name}-road`, `${name}-router`]);
     // The wrappers run routerctl in the lab's namespace with its run dir.
     expect(sh(join(dir, "routerctl"), ["health"], { allowFail: true }).stdout).toMatch(/isp1-internet\s+Healthy/);
 
@@ -133,10 +146,16 @@ describe("npm run lab", () => {
   it("tears down completely (namespaces, processes, files), twice", { timeout: 120_000 }, () => {
     const seen = labProcesses();
     expect(seen.length).toBeGreaterThanOrEqual(13); // serve, 5 daemons, the ISPs' servers, the LAN client's, the web servers
-    const down = lab("down");
+    // The optional parts' processes: both chronyds, and wireguard-go where the kernel has no wireguard module.
+    expect(seen.filter((p) => p.cmdline?.startsWith("chronyd\0")).length).toBe(2);
+    // `down` removes an optional part's namespace and files even when the part is switched off now.
+    const down = labWith({ ROUTERD_LAB_BGP: "0", ROUTERD_LAB_WIREGUARD: "0", ROUTERD_LAB_NTP: "0" }, "down");
     expect(down.code, down.all).toBe(0);
     expect(down.stdout).toContain("The lab is down");
+    expect(down.stdout).toContain(`deleted namespace ${name}-road`);
     expectNothingLeft(seen);
+    // wireguard-go's control sockets are host-wide: none of the lab's is left.
+    expect(existsSync("/var/run/wireguard") ? readdirSync("/var/run/wireguard").filter((f) => f.startsWith(`${name}-`)) : []).toEqual([]);
     expect(lab("down").code).toBe(0);
     expect(lab("status").code).toBe(3);
   });

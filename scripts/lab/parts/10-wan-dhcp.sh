@@ -3,6 +3,9 @@
 
 needs dnsmasq dnsmasq-base
 
+# More options isp1's DHCPv4 server hands out (dnsmasq arguments); later parts add theirs when sourced.
+ISP1_DHCP_OPTIONS=(--dhcp-option=option:dns-server,"$ISP1_DNS")
+
 # The ISP's DHCPv4 server: dnsmasq on its side of the link, DHCP only (port=0: no DNS).
 isp_dhcp_server() {
   local name="$1" ns="$2" net="$3"
@@ -16,7 +19,7 @@ isp_dhcp_server() {
 }
 
 wan_dhcp_setup() {
-  isp_dhcp_server isp1 "$NS_ISP1" "$ISP1_NET" --dhcp-option=option:dns-server,"$ISP1_DNS"
+  isp_dhcp_server isp1 "$NS_ISP1" "$ISP1_NET" "${ISP1_DHCP_OPTIONS[@]}"
   isp_dhcp_server isp2 "$NS_ISP2" "$ISP2_NET"
   lab_server isp1-web "$NS_ISP1" --http 0.0.0.0:80 --http '[::]:80'
   lab_server isp2-web "$NS_ISP2" --http 0.0.0.0:80

@@ -4,8 +4,12 @@
 
 needs kea-dhcp6 kea-dhcp6-server
 
+# Options kea hands out with the delegation (kea "option-data" entries, JSON); later parts add theirs when sourced.
+ISP1_DHCPV6_OPTIONS=()
+
 kea_config() {
-  local dir="$1"
+  local dir="$1" options
+  options="$(IFS=,; echo "${ISP1_DHCPV6_OPTIONS[*]}")"
   cat <<EOF
 {
   "Dhcp6": {
@@ -17,6 +21,7 @@ kea_config() {
     "lease-database": { "type": "memfile", "persist": true, "name": "$dir/kea-leases.csv", "lfc-interval": 0 },
     "data-directory": "$dir",
     "server-id": { "type": "EN", "enterprise-id": 32473, "identifier": "6c6162", "persist": false },
+    "option-data": [ $options ],
     "renew-timer": 300, "rebind-timer": 480, "preferred-lifetime": 600, "valid-lifetime": 900,
     "subnet6": [ {
       "id": 1, "subnet": "2001:db8:1::/64", "interface": "cpe0", "rapid-commit": true,

@@ -47,20 +47,16 @@ TOML
 
   # The BGP resources go into the lab's copy of the config (serve applies it within a second).
   bgp_configure() {
-    node -e '
-      const fs = require("fs");
-      const [, repo, file, isp, ispAsn, asn, routerId] = process.argv;
-      const YAML = require(require.resolve("yaml", { paths: [repo] }));
-      const doc = YAML.parseDocument(fs.readFileSync(file, "utf8"));
-      const net = "net.routerd.net/v1alpha1";
-      const add = (kind, name, spec) => doc.addIn(["spec", "resources"], doc.createNode({ apiVersion: net, kind, metadata: { name }, spec }));
-      if (!doc.toJS().spec.resources.some((r) => r.kind === "BGPRouter")) {
-        add("BGPRouter", "edge", { asn: Number(asn), routerID: routerId, timers: { profile: "fast" }, importPolicy: { allowedPrefixes: ["10.200.0.0/16"] } });
-        add("BGPPeer", "isp1", { routerRef: "edge", peerASN: Number(ispAsn), peers: [isp] });
-        fs.writeFileSync(file, doc.toString());
-      }
-      console.log("BGPRouter edge and BGPPeer isp1 added to " + file);' \
-      "$REPO" "$LAB_CONFIG" "$ISP1_ADDR" "$BGP_ISP_ASN" "$BGP_ROUTER_ASN" "$ROUTER_LAN_ADDR"
+    lab_config_add <<YAML
+- apiVersion: net.routerd.net/v1alpha1
+  kind: BGPRouter
+  metadata: { name: edge }
+  spec: { asn: $BGP_ROUTER_ASN, routerID: $ROUTER_LAN_ADDR, timers: { profile: fast }, importPolicy: { allowedPrefixes: [10.200.0.0/16] } }
+- apiVersion: net.routerd.net/v1alpha1
+  kind: BGPPeer
+  metadata: { name: isp1 }
+  spec: { routerRef: edge, peerASN: $BGP_ISP_ASN, peers: [$ISP1_ADDR] }
+YAML
   }
 
   # bgp_fib_has_all: every announced prefix is in the router's FIB with routerd-bgp's protocol.
