@@ -58,6 +58,25 @@ export const routerdBgpConfig = () =>
     peers: [{ name: "upstream", spec: { routerRef: "bench", peerASN: PEER_AS, peers: [PEER_IP] } }],
   });
 
+/** The `ip` helpers a process runs, by role: {"ip -batch": pid, "ip monitor": pid}. */
+function ipChildren(pid) {
+  const out = {};
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+  } catch {}
+  for (const c of children) {
+    let argv = [];
+    try {
+      argv = readFileSync(`/proc/${c}/cmdline`, "utf8").split("\0");
+    } catch {}
+    if (argv[0] !== "ip") continue;
+    if (argv.includes("-batch")) out["ip -batch"] = Number(c);
+    else if (argv.includes("monitor")) out["ip monitor"] = Number(c);
+  }
+  return out;
+}
+
 /**
  * routerd-bgp's load from its debug log, in ms after Established (t0, like cutoff an epoch time in ms; lines
  * after cutoff — the flaps — are ignored): the first and the last Adj-RIB-In event, and the last FIB chunk
@@ -102,7 +121,8 @@ export const IMPLEMENTATIONS = {
     const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
-      pids: () => ({ "routerd-bgp": node.pid, gobgpd }),
+      // Its `ip -batch` (the FIB writes, the kernel's work included) and `ip monitor` (the echo) count too.
+      pids: () => ({ "routerd-bgp": node.pid, gobgpd, ...ipChildren(node.pid) }),
       timeline: (t0, cutoff) => loadTimeline(readFileSync(log, "utf8"), t0, cutoff),
       async stop() {
         await stopPid(node.pid);
@@ -113,6 +133,8 @@ export const IMPLEMENTATIONS = {
   },
 
   gobgpd: (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch),
+  "gobgpd-watch": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "watch"),
+  "gobgpd-bmp": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "bmp"),
 
   async bird(lab) {
     const dir = join(lab.dir, "bird");

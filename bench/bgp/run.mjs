@@ -22,6 +22,9 @@ Rows (--only, comma-separated; default all, in this order):
   gobgpd    gobgpd alone: routerd-bgp's gobgpd, same flags and config, nobody watching, no FIB;
             Established → gobgpd has accepted all N (ListPeer polled every ${POLL_MS} ms); the floor
             routerd-bgp stands on
+  gobgpd-watch, gobgpd-bmp (not by default: what gobgpd's events cost it) gobgpd alone with a consumer
+            that discards them: routerd-bgp's WatchEvent subscription (not decoded), or a BMP station
+            (pre-policy route monitoring); also when the last event arrived
   bird      bird2 (protocol kernel)
   frr       FRR bgpd + zebra
   ipbatch   one ip -batch of the N routes (the kernel floor)
@@ -107,10 +110,11 @@ async function measureImpl(name, n) {
     // gobgpd alone programs no FIB: "all N" is its accepted count, and there is nothing to flap or withdraw.
     if (impl.loaded !== undefined) {
       const t1 = await impl.loaded(n, TIMEOUT_MS);
+      const seen = await impl.consumed();
       const procs = Object.fromEntries(Object.entries(impl.pids()).map(([k, pid]) => [k, procStats(pid)]));
       await impl.stop();
       peer.close();
-      return { fibMs: t1 - t0, withdrawMs: NaN, procs };
+      return { fibMs: t1 - t0, withdrawMs: NaN, procs, ...(seen ? { consumed: { lastMs: Math.round(seen.last - t0), messages: seen.messages, bytes: seen.bytes } } : {}) };
     }
     const { at: t1 } = await waitFib(lab, (x) => x >= base + n, TIMEOUT_MS);
     // Let the implementation settle before the flaps.
@@ -187,7 +191,7 @@ for (const n of sizes) {
         continue;
       }
       (results[n][name] ??= []).push(res);
-      const split = res.timeline ? `, events ${res.timeline.events} at ${Math.round(res.timeline.firstEventMs)}..${Math.round(res.timeline.lastEventMs)} ms, last chunk ${Math.round(res.timeline.lastChunkMs)} ms` : "";
+      const split = res.consumed ? `, last event at ${res.consumed.lastMs} ms (${res.consumed.messages} messages, ${res.consumed.bytes} bytes)` : res.timeline ? `, events ${res.timeline.events} at ${Math.round(res.timeline.firstEventMs)}..${Math.round(res.timeline.lastEventMs)} ms, last chunk ${Math.round(res.timeline.lastChunkMs)} ms` : "";
       process.stderr.write(`n=${n} run ${r + 1} ${name}: FIB ${Math.round(res.fibMs)} ms, withdraw ${Math.round(res.withdrawMs)} ms${res.flapAddMs !== undefined ? `, flap +${res.flapAddMs.toFixed(1)}/-${res.flapDelMs.toFixed(1)} ms` : ""}${split} ${JSON.stringify(res.procs)}\n`);
     }
   }
@@ -234,7 +238,7 @@ else {
       const rss = Object.entries(s.procs).map(([p, v]) => `${p} ${v.peakRssMB} MB`).join(", ") || "-";
       const cpu = Object.entries(s.procs).map(([p, v]) => `${p} ${v.cpuS} s`).join(", ") || "-";
       const flap = s.flapAnnounceMs !== undefined ? `${s.flapAnnounceMs} / ${s.flapWithdrawMs} ms` : "-";
-      const label = name === "gobgpd" ? "gobgpd alone (→ accepted)" : name;
+      const label = name.startsWith("gobgpd") ? `${name.replace("gobgpd", "gobgpd alone")} (→ accepted)` : name;
       process.stdout.write(`| ${label} | ${s.establishedToFibMs} ms | ${Number.isFinite(s.withdrawMs) ? `${s.withdrawMs} ms` : "-"} | ${flap} | ${rss} | ${cpu} |\n`);
     }
     for (const line of splits) process.stdout.write(`\n${line}\n`);
