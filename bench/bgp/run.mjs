@@ -97,6 +97,21 @@ function monitor(lab) {
   };
 }
 
+/**
+ * Peak RSS and CPU of each process of an implementation. routerd-bgp replaces its `ip -batch` now and then
+ * (fib/ip-batch.ts): the ones that ended are its reaped children, counted with the live one.
+ */
+function snapshot(impl) {
+  const stats = Object.fromEntries(Object.entries(impl.pids()).map(([k, pid]) => [k, procStats(pid)]));
+  const batch = stats["ip -batch"];
+  if (batch !== undefined && stats["routerd-bgp"] !== undefined) batch.cpuS = +(batch.cpuS + stats["routerd-bgp"].endedChildrenCpuS).toFixed(2);
+  for (const v of Object.values(stats)) delete v.endedChildrenCpuS;
+  return stats;
+}
+
+/** The end snapshot, with each process's CPU at the moment all N were loaded (loadCpuS). */
+const withLoadCpu = (end, atLoad) => Object.fromEntries(Object.entries(end).map(([k, v]) => [k, { ...v, loadCpuS: atLoad[k]?.cpuS ?? NaN }]));
+
 async function measureImpl(name, n) {
   const lab = makeLab();
   try {
@@ -110,13 +125,15 @@ async function measureImpl(name, n) {
     // gobgpd alone programs no FIB: "all N" is its accepted count, and there is nothing to flap or withdraw.
     if (impl.loaded !== undefined) {
       const t1 = await impl.loaded(n, TIMEOUT_MS);
+      const atLoad = snapshot(impl);
       const seen = await impl.consumed();
-      const procs = Object.fromEntries(Object.entries(impl.pids()).map(([k, pid]) => [k, procStats(pid)]));
+      const procs = withLoadCpu(snapshot(impl), atLoad);
       await impl.stop();
       peer.close();
       return { fibMs: t1 - t0, withdrawMs: NaN, procs, ...(seen ? { consumed: { lastMs: Math.round(seen.last - t0), messages: seen.messages, bytes: seen.bytes } } : {}) };
     }
     const { at: t1 } = await waitFib(lab, (x) => x >= base + n, TIMEOUT_MS);
+    const atLoad = snapshot(impl);
     // Let the implementation settle before the flaps.
     await sleep(1000);
     const mon = monitor(lab);
@@ -141,7 +158,7 @@ async function measureImpl(name, n) {
     const t2 = performance.now();
     await peer.deleteNeighbor();
     const { at: t3 } = await waitFib(lab, (x) => x <= base, TIMEOUT_MS);
-    const after = Object.fromEntries(Object.entries(impl.pids()).map(([k, pid]) => [k, procStats(pid)]));
+    const after = withLoadCpu(snapshot(impl), atLoad);
     await impl.stop();
     peer.close();
     return { fibMs: t1 - t0, withdrawMs: t3 - t2, flapAddMs: median(flapAdd), flapDelMs: median(flapDel), procs: after, ...(timeline ? { timeline } : {}) };
@@ -216,7 +233,7 @@ for (const [n, byImpl] of Object.entries(results)) {
   for (const [name, list] of Object.entries(byImpl)) {
     const procs = {};
     for (const proc of Object.keys(list[0].procs)) {
-      procs[proc] = { peakRssMB: median(list.map((x) => x.procs[proc].peakRssMB)), cpuS: median(list.map((x) => x.procs[proc].cpuS)) };
+      procs[proc] = { peakRssMB: median(list.map((x) => x.procs[proc].peakRssMB)), cpuS: median(list.map((x) => x.procs[proc].cpuS)), loadCpuS: median(list.map((x) => x.procs[proc].loadCpuS)) };
     }
     summary[n][name] = {
       runs: list.length,
@@ -231,12 +248,12 @@ for (const [n, byImpl] of Object.entries(results)) {
 if (values.json) process.stdout.write(JSON.stringify(summary, null, 2) + "\n");
 else {
   for (const [n, byImpl] of Object.entries(summary)) {
-    process.stdout.write(`\nN = ${n}\n| implementation | Established → FIB | withdraw | flap +/- | peak RSS | CPU |\n|---|---|---|---|---|---|\n`);
+    process.stdout.write(`\nN = ${n}\n| implementation | Established → FIB | withdraw | flap +/- | peak RSS | CPU (end, and when all N were loaded) |\n|---|---|---|---|---|---|\n`);
     const splits = [];
     for (const [name, s] of Object.entries(byImpl)) {
       if (s.split) splits.push(`${name}: Adj-RIB-In events ${s.split.events} from ${s.split.firstEventMs} to ${s.split.lastEventMs} ms after Established, last FIB chunk (${s.split.chunks}) confirmed at ${s.split.lastChunkMs} ms: ${s.split.afterLastEventMs} ms after the last event`);
       const rss = Object.entries(s.procs).map(([p, v]) => `${p} ${v.peakRssMB} MB`).join(", ") || "-";
-      const cpu = Object.entries(s.procs).map(([p, v]) => `${p} ${v.cpuS} s`).join(", ") || "-";
+      const cpu = Object.entries(s.procs).map(([p, v]) => `${p} ${v.cpuS} s (${v.loadCpuS} s at load)`).join(", ") || "-";
       const flap = s.flapAnnounceMs !== undefined ? `${s.flapAnnounceMs} / ${s.flapWithdrawMs} ms` : "-";
       const label = name.startsWith("gobgpd") ? `${name.replace("gobgpd", "gobgpd alone")} (→ accepted)` : name;
       process.stdout.write(`| ${label} | ${s.establishedToFibMs} ms | ${Number.isFinite(s.withdrawMs) ? `${s.withdrawMs} ms` : "-"} | ${flap} | ${rss} | ${cpu} |\n`);
