@@ -1,16 +1,18 @@
 // The implementations under test, each started in the router namespace with one eBGP session to the peer
 // and its FIB programming on: routerd-bgp (gobgpd + our FIB writer), bird2 (protocol kernel), FRR
-// (bgpd + zebra). start() returns the pids to measure and a stop().
+// (bgpd + zebra); and "gobgpd alone" (gobgpd-alone.mjs: routerd-bgp's gobgpd without routerd-bgp). Each
+// returns the pids to measure and a stop(); loaded(n) when "all N" is not the FIB's count (gobgpd alone);
+// timeline() when its log splits its time (routerd-bgp).
 import { spawn } from "node:child_process";
-import { openSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, openSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { gobgpdAlone } from "./gobgpd-alone.mjs";
 import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 
 const repo = new URL("../..", import.meta.url).pathname;
 
-function launch(lab, argv, log) {
-  // BGP_BENCH_LOG=FILE: the process's output goes there (routerd-bgp then logs at debug level).
-  const out = log && process.env.BGP_BENCH_LOG ? openSync(process.env.BGP_BENCH_LOG, "a") : "ignore";
+/** Starts argv in the router namespace (`ip netns exec` execs it: the pid is the program's); out: an fd for its output. */
+function launch(lab, argv, out = "ignore") {
   const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out] });
   lab.procs.push(p);
   return p;
@@ -56,6 +58,53 @@ export const routerdBgpConfig = () =>
     peers: [{ name: "upstream", spec: { routerRef: "bench", peerASN: PEER_AS, peers: [PEER_IP] } }],
   });
 
+/** The `ip` helpers a process runs, by role: {"ip -batch": pid, "ip monitor": pid}. */
+function ipChildren(pid) {
+  const out = {};
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+  } catch {}
+  for (const c of children) {
+    let argv = [];
+    try {
+      argv = readFileSync(`/proc/${c}/cmdline`, "utf8").split("\0");
+    } catch {}
+    if (argv[0] !== "ip") continue;
+    if (argv.includes("-batch")) out["ip -batch"] = Number(c);
+    else if (argv.includes("monitor")) out["ip monitor"] = Number(c);
+  }
+  return out;
+}
+
+/**
+ * routerd-bgp's load from its debug log, in ms after Established (t0, like cutoff an epoch time in ms; lines
+ * after cutoff — the flaps — are ignored): the first and the last Adj-RIB-In event, and the last FIB chunk
+ * ip confirmed.
+ */
+function loadTimeline(text, t0, cutoff) {
+  const at = { firstEventMs: NaN, lastEventMs: NaN, lastChunkMs: NaN, events: 0, chunks: 0 };
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (rec.time > cutoff) break;
+    const ms = rec.time - t0;
+    if (rec.msg === "Adj-RIB-In event") {
+      if (at.events++ === 0) at.firstEventMs = ms;
+      at.lastEventMs = ms;
+    } else if (rec.msg === "FIB chunk applied") {
+      at.chunks++;
+      at.lastChunkMs = ms;
+    }
+  }
+  return at;
+}
+
 export const IMPLEMENTATIONS = {
   async routerd(lab) {
     const dir = join(lab.dir, "routerd");
@@ -66,16 +115,26 @@ export const IMPLEMENTATIONS = {
     const bin = process.env.BGP_BENCH_BIN ?? join(repo, "apps/routerd-bgp/bin/routerd-bgp.js");
     // V8 flags for routerd-bgp: what serve passes (apps/routerd/src/serve/daemons.ts), or BGP_BENCH_NODE_FLAGS.
     const flags = (process.env.BGP_BENCH_NODE_FLAGS ?? "--max-semi-space-size=4").split(" ").filter(Boolean);
-    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", process.env.BGP_BENCH_LOG ? "debug" : "warn"], true);
+    // Its debug log (when each Adj-RIB-In event and FIB chunk arrived) gives the split of its time; a copy
+    // goes to BGP_BENCH_LOG when set.
+    const log = join(dir, "routerd-bgp.log");
+    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
-      pids: () => ({ "routerd-bgp": node.pid, gobgpd }),
+      // Its `ip -batch` (the FIB writes, the kernel's work included) and `ip monitor` (the echo) count too.
+      pids: () => ({ "routerd-bgp": node.pid, gobgpd, ...ipChildren(node.pid) }),
+      timeline: (t0, cutoff) => loadTimeline(readFileSync(log, "utf8"), t0, cutoff),
       async stop() {
         await stopPid(node.pid);
         await stopPid(gobgpd);
+        if (process.env.BGP_BENCH_LOG) appendFileSync(process.env.BGP_BENCH_LOG, readFileSync(log));
       },
     };
   },
+
+  gobgpd: (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch),
+  "gobgpd-watch": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "watch"),
+  "gobgpd-bmp": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "bmp"),
 
   async bird(lab) {
     const dir = join(lab.dir, "bird");

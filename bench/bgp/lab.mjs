@@ -139,8 +139,9 @@ export function procStats(pid) {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
     const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return { peakRssMB: Math.round(hwm * 10) / 10, cpuS: (Number(f[11]) + Number(f[12])) / 100 };
+    // cutime + cstime: its children that ended and were reaped.
+    return { peakRssMB: Math.round(hwm * 10) / 10, cpuS: (Number(f[11]) + Number(f[12])) / 100, endedChildrenCpuS: (Number(f[13]) + Number(f[14])) / 100 };
   } catch {
-    return { peakRssMB: 0, cpuS: 0 };
+    return { peakRssMB: 0, cpuS: 0, endedChildrenCpuS: 0 };
   }
 }

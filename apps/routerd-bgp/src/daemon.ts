@@ -144,7 +144,7 @@ export async function startBgpDaemon(opts: BgpDaemonOptions): Promise<BgpDaemon>
   await router.start();
   const poll = durationMs(config.router.spec.watcher?.pollInterval ?? "5s");
   const timer = setInterval(() => {
-    router!.refreshPeers().then(() => refresh(100), () => undefined);
+    router!.refreshPeers(true).then(() => refresh(100), () => undefined);
   }, poll);
   timer.unref();
   daemon.done.finally(() => clearInterval(timer));

@@ -36,3 +36,17 @@ describe("PeerTable.relearned", () => {
     expect(t.relearned(11_000, 1000, 10_000)).toBe(true);
   });
 });
+
+describe("PeerTable.counts", () => {
+  const reply = (received: number, accepted: number, advertised: number) =>
+    [{ conf: { neighborAddress: "10.0.0.1" }, afiSafis: [{ state: { received, accepted, advertised } }] }] as unknown as Peer[];
+
+  it("keeps the last advertised count when the reply was asked without it (a poll during a table load)", () => {
+    const t = table("10.0.0.1");
+    t.counts(reply(10, 9, 4));
+    t.counts(reply(20, 19, 0), false);
+    expect(t.list()[0]).toMatchObject({ received: 20, accepted: 19, advertised: 4 });
+    t.counts(reply(20, 19, 7));
+    expect(t.list()[0]).toMatchObject({ advertised: 7 });
+  });
+});

@@ -117,19 +117,20 @@ export class PeerTable {
     return true;
   }
 
-  counts(peers: Peer[]): void {
+  /** advertised: the reply has the advertised counts (otherwise the last ones stay). */
+  counts(peers: Peer[], advertised = true): void {
     for (const p of peers) {
       const v = this.peers.get(p.conf?.neighborAddress ?? "");
       if (v === undefined) continue;
       let received = 0;
       let accepted = 0;
-      let advertised = 0;
+      let sent = 0;
       for (const a of p.afiSafis) {
         received += Number(a.state?.received ?? 0);
         accepted += Number(a.state?.accepted ?? 0);
-        advertised += Number(a.state?.advertised ?? 0);
+        sent += Number(a.state?.advertised ?? 0);
       }
-      Object.assign(v, { received, accepted, advertised });
+      Object.assign(v, { received, accepted, ...(advertised ? { advertised: sent } : {}) });
     }
   }
 

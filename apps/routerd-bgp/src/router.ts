@@ -90,6 +90,7 @@ export class BgpRouter {
   private lastPathAt = 0;
   private pathEvents = 0;
   private pathChanges = 0;
+  private eventsAtLastCount = -1;
   private holdingSince = 0;
   /** The neighbors the sweep of retained routes waits for (undefined: all of them). */
   private waitFor: ReadonlySet<string> | undefined;
@@ -366,9 +367,18 @@ export class BgpRouter {
     this.sweepTimer.unref();
   }
 
-  async refreshPeers(): Promise<void> {
+  /**
+   * Received/accepted/advertised counts from gobgpd. The advertised count costs gobgpd a pass of its export
+   * over the whole table in its main loop (ListPeer enableAdvertised: 100k path copies, and no UPDATE is
+   * read meanwhile), so the periodic poll (`quietOnly`) asks for it only when no path arrived since the last
+   * poll: a table load is not held up by it (docs/performance.md, BGP, session 7). Otherwise it keeps the
+   * last advertised count.
+   */
+  async refreshPeers(quietOnly = false): Promise<void> {
     if (this.process.pid === undefined) return;
-    this.peers.counts(await this.client.listPeers("", true));
+    const advertised = !quietOnly || this.pathEvents === this.eventsAtLastCount;
+    this.eventsAtLastCount = this.pathEvents;
+    this.peers.counts(await this.client.listPeers("", advertised), advertised);
   }
 
   /**

@@ -93,3 +93,25 @@ describe("FIB programmer: lines ip refuses", () => {
     expect(fib.stats).toMatchObject({ failures: 1, lastError: { prefix: "10.0.1.0/24" } });
   });
 });
+
+describe("FIB programmer: an ip process due for replacement", () => {
+  it("sends no further chunk while one is in flight, so the next process starts after everything applied", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const batch = {
+      draining: true,
+      submitText: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return { failed: new Map() };
+      },
+      close: () => undefined,
+    } as unknown as IpBatch;
+    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch, chunk: 10 });
+    for (const r of routes(50)) fib.update(r.prefix, r.hops);
+    await fib.idle();
+    expect(most).toBe(1);
+    expect(fib.stats).toMatchObject({ installed: 50, writes: 50 });
+  });
+});

@@ -170,6 +170,8 @@ export class FibProgrammer {
     const max = this.opts.maxInFlight ?? 2;
     const size = this.opts.chunk ?? 2000;
     while (this.dirty.size > 0 && this.inFlight < max) {
+      // The ip process is due for replacement (ip-batch.ts): the next chunk waits until this one applied.
+      if (this.batch.draining && this.inFlight > 0) break;
       // The chunk's text is built and written at once; only the prefixes and what the view held before
       // stay until ip answers (a full-table load keeps no line strings alive: docs/performance.md, BGP).
       let text = "";

@@ -16,12 +16,15 @@ export interface GobgpdOptions {
   keep?: boolean;
 }
 
+/** gobgpd's command line (also the bench's "gobgpd alone", so both run the same gobgpd). */
+export const gobgpdArgs = (socket: string, logLevel = "info") => [`--api-hosts=unix://${socket}`, "--pprof-disable", "--log-plain", `--log-level=${logLevel}`];
+
 export function gobgpdProcess(o: GobgpdOptions): CompanionProcess {
   const { socket, recordDir, logFile } = o.paths;
   return new CompanionProcess({
     name: "gobgpd",
     binary: o.binary ?? "gobgpd",
-    args: [`--api-hosts=unix://${socket}`, "--pprof-disable", "--log-plain", `--log-level=${o.logLevel ?? "info"}`],
+    args: gobgpdArgs(socket, o.logLevel),
     match: socket,
     recordDir,
     logFile,
