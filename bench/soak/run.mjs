@@ -38,7 +38,7 @@ import { appendFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync
 import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { LAN_ADDRESS, writeConfig } from "./config.mjs";
-import { SoakLab, stopProcess } from "./lab.mjs";
+import { SoakLab, missingPackages, stopProcess } from "./lab.mjs";
 import { liveSummary, summarize, svgReport, textReport } from "./report.mjs";
 import { sample } from "./sampler.mjs";
 
@@ -93,6 +93,11 @@ for (const f of ["apps/routerd/dist/main.js", "apps/routerctl/dist/main.js", "pa
 }
 if (process.getuid?.() !== 0) {
   process.stderr.write("run.mjs needs root (network namespaces)\n");
+  process.exit(2);
+}
+const missing = missingPackages();
+if (missing.length) {
+  process.stderr.write(`run.mjs needs programs this machine lacks: apt-get install ${missing.join(" ")}\n`);
   process.exit(2);
 }
 
