@@ -1,11 +1,11 @@
 import { getHeapStatistics } from "node:v8";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_IDLE_GC, IdleCollector, fullCollection, idleCollectionDue, idleGcSetting } from "./idle-gc.js";
 
 const MB = 1 << 20;
 
 describe("idleCollectionDue", () => {
-  const o = { intervalMs: 1000, maxUtilization: 0.25, minGrowthBytes: MB };
+  const o = { intervalMs: 1000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 100 };
   it.each([
     { utilization: 0.02, heapUsed: 12 * MB, heapUsedAfterLast: 10 * MB, due: true, why: "idle and grown" },
     { utilization: 0.25, heapUsed: 11 * MB, heapUsedAfterLast: 10 * MB, due: true, why: "at the limits" },
@@ -14,8 +14,8 @@ describe("idleCollectionDue", () => {
     { utilization: 0.0, heapUsed: 9 * MB, heapUsedAfterLast: 10 * MB, due: false, why: "V8 collected since" },
   ])("$why", ({ due, ...look }) => expect(idleCollectionDue(look, o)).toBe(due));
 
-  it("defaults: once a minute, idle below a quarter busy, 1 MiB grown", () => {
-    expect(DEFAULT_IDLE_GC).toEqual({ intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: MB });
+  it("defaults: once a minute, idle below a quarter busy (and over the last second), 1 MiB grown", () => {
+    expect(DEFAULT_IDLE_GC).toEqual({ intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 1000 });
   });
 });
 
@@ -49,5 +49,29 @@ describe("IdleCollector", () => {
     // Idle, but nothing grew since: no second collection.
     expect(collector.check()).toBe(false);
     expect(collector.collections).toBe(1);
+  });
+
+  it("started: collects once an interval was idle and the second after it too; not when that second is busy", () => {
+    vi.useFakeTimers();
+    try {
+      let utilization = 0;
+      let heap = 10 * MB;
+      let collections = 0;
+      const collector = new IdleCollector(
+        { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 1000 },
+        { elu: () => ({ idle: 0, active: 0, utilization }), heapUsed: () => heap, gc: () => () => collections++, now: () => 0 },
+      ).start();
+      heap = 20 * MB;
+      vi.advanceTimersByTime(60_000); // due: idle minute, 10 MB grown
+      utilization = 0.9; // a burst starts in the quiet second
+      vi.advanceTimersByTime(1000);
+      expect(collections).toBe(0);
+      utilization = 0;
+      vi.advanceTimersByTime(60_000 + 1000);
+      expect(collections).toBe(1);
+      collector.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,7 +4,8 @@
 // tens of minutes between major collections, and V8 kept the pages it had grown into, so RSS rose for the first
 // hour or more with nothing kept (docs/performance.md, "Soak"). One full collection a minute when the event
 // loop was mostly idle keeps the heap near what is live; it costs a few ms of CPU (the heaps are 10–25 MB) and
-// is skipped while the process is busy (a table load, a query flood), where V8 collects on its own anyway.
+// is skipped while the process is busy (a table load, a query flood: over the minute or the last second), where
+// V8 collects on its own anyway.
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -16,9 +17,11 @@ export interface IdleGcOptions {
   maxUtilization: number;
   /** Growth of V8's heap in use since the last collection of ours below which there is nothing to collect. */
   minGrowthBytes: number;
+  /** When due, the loop must also have been idle over this span just before the collection. */
+  quietMs: number;
 }
 
-export const DEFAULT_IDLE_GC: IdleGcOptions = { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: 1 << 20 };
+export const DEFAULT_IDLE_GC: IdleGcOptions = { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: 1 << 20, quietMs: 1000 };
 
 /** The collector's settings for a process: off with ROUTERD_IDLE_GC=0 (to compare), else `opts`. */
 export function idleGcSetting(env: NodeJS.ProcessEnv, opts: IdleGcOptions | false = DEFAULT_IDLE_GC): IdleGcOptions | false {
@@ -85,17 +88,29 @@ export class IdleCollector {
   }
 
   start(): this {
-    this.timer = setInterval(() => this.check(), this.opts.intervalMs);
+    this.timer = setInterval(() => {
+      if (!this.due()) return;
+      // The last second must be quiet too: a burst that began just now (a table load, a query flood) is not
+      // paused by a collection of ours.
+      const mark = this.io.elu();
+      setTimeout(() => {
+        if (this.io.elu(mark).utilization <= this.opts.maxUtilization) this.collect();
+      }, this.opts.quietMs).unref();
+    }, this.opts.intervalMs);
     this.timer.unref();
     return this;
   }
 
-  /** One look; returns whether it collected. */
-  check(): boolean {
+  /** The look at the end of an interval: idle over it, and the heap grew since the last collection. */
+  due(): boolean {
     const now = this.io.elu();
     const utilization = this.io.elu(this.last).utilization;
     this.last = now;
-    if (!idleCollectionDue({ utilization, heapUsed: this.io.heapUsed(), heapUsedAfterLast: this.heapUsedAfterLast }, this.opts)) return false;
+    return idleCollectionDue({ utilization, heapUsed: this.io.heapUsed(), heapUsedAfterLast: this.heapUsedAfterLast }, this.opts);
+  }
+
+  /** One full collection; returns whether there was a gc() to run. */
+  collect(): boolean {
     if (this.gc === null) this.gc = this.io.gc();
     if (this.gc === undefined) return false;
     const t0 = this.io.now();
@@ -104,6 +119,11 @@ export class IdleCollector {
     this.collections++;
     this.heapUsedAfterLast = this.io.heapUsed();
     return true;
+  }
+
+  /** A look and, when due, the collection at once (what start() does, without the quiet second). */
+  check(): boolean {
+    return this.due() && this.collect();
   }
 
   stop(): void {
