@@ -14,8 +14,8 @@ describe("idleCollectionDue", () => {
     { utilization: 0.0, heapUsed: 9 * MB, heapUsedAfterLast: 10 * MB, due: false, why: "V8 collected since" },
   ])("$why", ({ due, ...look }) => expect(idleCollectionDue(look, o)).toBe(due));
 
-  it("defaults: once a minute, idle below a quarter busy (and over the last second), 1 MiB grown", () => {
-    expect(DEFAULT_IDLE_GC).toEqual({ intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 1000 });
+  it("defaults: once a minute, idle below a quarter busy (and over the last second), 256 KiB grown", () => {
+    expect(DEFAULT_IDLE_GC).toEqual({ intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: 256 << 10, quietMs: 1000 });
   });
 });
 

@@ -21,7 +21,7 @@ export interface IdleGcOptions {
   quietMs: number;
 }
 
-export const DEFAULT_IDLE_GC: IdleGcOptions = { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: 1 << 20, quietMs: 1000 };
+export const DEFAULT_IDLE_GC: IdleGcOptions = { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: 256 << 10, quietMs: 1000 };
 
 /** The collector's settings for a process: off with ROUTERD_IDLE_GC=0 (to compare), else `opts`. */
 export function idleGcSetting(env: NodeJS.ProcessEnv, opts: IdleGcOptions | false = DEFAULT_IDLE_GC): IdleGcOptions | false {
