@@ -28,6 +28,22 @@ function run(argv, { input = "", allowFail = false } = {}) {
   return r;
 }
 
+/** The programs the lab runs, with the Debian package of each (a new machine may lack some). */
+export const LAB_PROGRAMS = [
+  { program: "ip", pkg: "iproute2" },
+  { program: "kea-dhcp4", pkg: "kea-dhcp4-server" },
+  { program: "kea-dhcp6", pkg: "kea-dhcp6-server" },
+  { program: "gobgpd", pkg: "gobgpd" },
+  { program: "gobgp", pkg: "gobgpd" },
+];
+
+/** The Debian packages to install for the programs not found on PATH (plus the sbin dirs a sudo shell may lack). */
+export function missingPackages(path = process.env.PATH ?? "") {
+  const dirs = [...path.split(":").filter(Boolean), "/usr/sbin", "/sbin"];
+  const missing = LAB_PROGRAMS.filter(({ program }) => !dirs.some((d) => existsSync(join(d, program))));
+  return [...new Set(missing.map((m) => m.pkg))];
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const runAsync = promisify(execFile);
 

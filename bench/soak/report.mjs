@@ -65,6 +65,9 @@ export function summarize(samples, warmupSeconds, targetMBPerHour = 1) {
       restarts: pids.length - 1,
       rssMB: { first: round(live[0]?.rss / MB, 1), atWarmup: round(after[0]?.rss / MB, 1), last: round(live.at(-1)?.rss / MB, 1) },
       heapUsedMB: { atWarmup: round(after.find((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1), last: round(live.findLast((r) => r.heapUsed !== undefined)?.heapUsed / MB, 1) },
+      rssMeanMB: after.length ? round(after.reduce((sum, r) => sum + r.rss, 0) / after.length / MB, 1) : undefined,
+      // CPU time (user + system) over the whole run and over the measured part: what the process's memory costs.
+      cpuSeconds: live.at(-1)?.cpu !== undefined ? { total: round(live.at(-1).cpu, 1), afterWarmup: round(live.at(-1).cpu - (after[0]?.cpu ?? 0), 1) } : undefined,
       fds: { atWarmup: after[0]?.fds, last: live.at(-1)?.fds, min: Math.min(...after.map((r) => r.fds)), max: Math.max(...after.map((r) => r.fds)) },
       slopes: { rssMBPerHour: rss, rssAnonMBPerHour: slopeOf("rssAnon", MB), rssFileMBPerHour: slopeOf("rssFile", MB), heapUsedMBPerHour: slopeOf("heapUsed", MB), mallocMBPerHour: slopeOf("malloc", MB), codeMBPerHour: slopeOf("code", MB), fdsPerHour: slopeOf("fds", 1) },
       meetsTarget: rss ? rss.perHour <= targetMBPerHour : undefined,
@@ -113,6 +116,7 @@ export function textReport(summary, { warmupSeconds, targetMBPerHour = 1, live =
   for (const p of summary) {
     lines.push(`${p.name}${p.restarts ? `  (restarted ${p.restarts}×)` : ""}`);
     lines.push(`  RSS ${p.rssMB.first} → ${p.rssMB.atWarmup} (after warm-up) → ${p.rssMB.last} MB;  slope ${fmt(p.slopes.rssMBPerHour, "MB")}  ${p.meetsTarget === undefined ? "" : p.meetsTarget ? `≤ ${targetMBPerHour} MB/h: yes` : `≤ ${targetMBPerHour} MB/h: NO`}`);
+    if (p.cpuSeconds) lines.push(`  mean RSS after warm-up ${p.rssMeanMB} MB;  CPU ${p.cpuSeconds.total} s in all, ${p.cpuSeconds.afterWarmup} s after warm-up`);
     lines.push(`  of which anonymous ${fmt(p.slopes.rssAnonMBPerHour, "MB")}, file-backed (program text) ${fmt(p.slopes.rssFileMBPerHour, "MB")}`);
     if (p.slopes.mallocMBPerHour) lines.push(`  C heap (malloc arenas) ${fmt(p.slopes.mallocMBPerHour, "MB")}, V8 code pages ${fmt(p.slopes.codeMBPerHour, "MB")}`);
     lines.push(`  heap used ${p.heapUsedMB.atWarmup} → ${p.heapUsedMB.last} MB;  slope ${fmt(p.slopes.heapUsedMBPerHour, "MB")}`);

@@ -26,6 +26,10 @@
 //            --code-probe: serve loads codeprobe.mjs, which writes <out>/codeprobe.jsonl every 30 s (V8 code and
 //            bytecode sizes, code spaces, CPU time, code built at run time and where); add
 //            "--serve-node-flags=--trace-opt --trace-deopt" and read serve.log with jit-trace.mjs for the optimizer.
+//            --env NAME=VALUE (repeatable): an environment variable for serve and the daemons it starts, e.g.
+//            MALLOC_TRIM_THRESHOLD_=131072; SOAK_V8_FLAGS="FLAGS" (every process) or SOAK_V8_FLAGS_<PROGRAM>
+//            (SOAK_V8_FLAGS_ROUTERD_DNS_RESOLVER, ...) sets V8 flags on the processes through v8flags.mjs.
+//            Every sample also records each process's CPU time; window.mjs gives the figures over any window.
 //            --help: this text.
 // Writes into the run dir: samples.jsonl, report.json, report.txt, memory.svg, serve.log, kea and daemon logs.
 // Everything it creates (namespaces rdsoak-<id>-*, processes) is removed at the end, also on Ctrl-C.
@@ -34,7 +38,7 @@ import { appendFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync
 import { join, resolve } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { LAN_ADDRESS, writeConfig } from "./config.mjs";
-import { SoakLab, stopProcess } from "./lab.mjs";
+import { SoakLab, missingPackages, stopProcess } from "./lab.mjs";
 import { liveSummary, summarize, svgReport, textReport } from "./report.mjs";
 import { sample } from "./sampler.mjs";
 
@@ -55,6 +59,7 @@ const options = {
   "serve-node-flags": { type: "string", default: "" },
   "live-heap": { type: "boolean", default: false },
   "code-probe": { type: "boolean", default: false },
+  env: { type: "string", multiple: true, default: [] },
   help: { type: "boolean", short: "h", default: false },
 };
 let values;
@@ -88,6 +93,11 @@ for (const f of ["apps/routerd/dist/main.js", "apps/routerctl/dist/main.js", "pa
 }
 if (process.getuid?.() !== 0) {
   process.stderr.write("run.mjs needs root (network namespaces)\n");
+  process.exit(2);
+}
+const missing = missingPackages();
+if (missing.length) {
+  process.stderr.write(`run.mjs needs programs this machine lacks: apt-get install ${missing.join(" ")}\n`);
   process.exit(2);
 }
 
@@ -144,6 +154,11 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 function startServe() {
   // As routerd.service starts serve (its daemons get the same from serve's supervisor).
   const env = { ...PROGRAM_ENVIRONMENT, ...process.env };
+  for (const kv of values.env) {
+    const eq = kv.indexOf("=");
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  if (Object.keys(env).some((k) => k.startsWith("SOAK_V8_FLAGS"))) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --import=${join(repo, "bench/soak/v8flags.mjs")}`.trim();
   if (values["heap-snapshots"]) {
     mkdirSync(join(out, "heap"), { recursive: true });
     env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${join(out, "heap")}`.trim();

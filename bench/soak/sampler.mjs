@@ -1,4 +1,4 @@
-// One sample of every routerd process: RSS and open fds from /proc (the kernel's view), V8 heap from the
+// One sample of every routerd process: RSS, CPU time and open fds from /proc (the kernel's view), V8 heap from the
 // process itself (DaemonStatus.process over its socket: one GetStatus call, as `routerctl daemon ... status`).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +18,13 @@ function rssOf(pid) {
 function whereOf(pid) {
   const b = smapsBreakdown(pid);
   return { malloc: b.mallocMain + b.mallocArenas, arenas: b.arenaCount, code: b.anonExec };
+}
+
+/** CPU time the process has used so far (user + system, seconds), from /proc/<pid>/stat (clock ticks of 1/100 s). */
+function cpuOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields from the 3rd on (state, ppid, ...)
+  return { cpu: (Number(fields[11]) + Number(fields[12])) / 100 }; // utime, stime: fields 14 and 15
 }
 
 function openFds(pid) {
@@ -71,7 +78,7 @@ export async function sample(runDir, servePid, t) {
     try {
       const rss = rssOf(p.pid);
       const fds = openFds(p.pid);
-      rows.push({ t, name: p.name, pid: p.pid, ...rss, ...whereOf(p.pid), fds, ...(await heapOf(runDir, p)) });
+      rows.push({ t, name: p.name, pid: p.pid, ...rss, ...whereOf(p.pid), ...cpuOf(p.pid), fds, ...(await heapOf(runDir, p)) });
     } catch {
       rows.push({ t, name: p.name, pid: p.pid, missing: true });
     }

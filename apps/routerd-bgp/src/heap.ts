@@ -3,9 +3,7 @@
 // stores as they grow) faster than V8 collects it; with the default the committed heap, not the data,
 // set the peak RSS: 133-146 MB at 100k prefixes against 107 MB with this (docs/performance.md, BGP).
 // Set here, first thing, so every launcher gets it (the bin, routerd serve, the bench); a value given on
-// the command line wins.
-import { setFlagsFromString } from "node:v8";
+// the command line wins. The value lives in the table of every program's V8 flags (daemon-kit's v8-flags.ts).
+import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
-export const HEAP_GROWING_PERCENT = 50;
-
-if (!process.execArgv.some((a) => a.startsWith("--heap-growing-percent"))) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+applyV8Flags("routerd-bgp");

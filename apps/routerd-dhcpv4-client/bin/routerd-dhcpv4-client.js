@@ -5,8 +5,8 @@
 // V8's lite mode (no optimizing compiler) keeps this mostly idle daemon smaller; it is set before any of
 // the daemon's code is loaded. ROUTERD_DHCPV4_FULL_JIT=1 turns it off. Measured by bench/dhcpv4/bound-time.mjs.
 import { existsSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
+import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
-if (process.env.ROUTERD_DHCPV4_FULL_JIT !== "1") setFlagsFromString("--lite-mode");
+applyV8Flags("routerd-dhcpv4-client"); // --lite-mode (the table in daemon-kit's v8-flags.ts)
 const bundle = new URL("../dist/bundle/routerd-dhcpv4-client.mjs", import.meta.url);
 await import(existsSync(bundle) ? bundle.href : "../dist/main.js");

@@ -4,8 +4,8 @@
 // V8's lite mode (no optimizing compiler) keeps this mostly idle daemon about 10 MB smaller; it is set
 // before any of the daemon's code is loaded. Measured by bench/healthcheck/rss.mjs.
 import { existsSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
+import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
-if (process.env.ROUTERD_HEALTHCHECK_FULL_JIT !== "1") setFlagsFromString("--lite-mode");
+applyV8Flags("routerd-healthcheck"); // --lite-mode (the table in daemon-kit's v8-flags.ts)
 const bundle = new URL("../dist/bundle/routerd-healthcheck.mjs", import.meta.url);
 await import(existsSync(bundle) ? bundle.href : "../dist/main.js");

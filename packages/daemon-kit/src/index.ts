@@ -1,5 +1,6 @@
 // @routerd/daemon-kit: what every routerd daemon shares. Start with runDaemon(); see README.md.
 export { runDaemon } from "./run-daemon.js";
+export { DEFAULT_IDLE_GC, IdleCollector, fullCollection, idleCollectionDue, idleGcSetting, type IdleGcOptions } from "./idle-gc.js";
 export { daemonMain, exitWith, pidAlive, runConfiguredDaemon, type StartDaemon } from "./main-entry.js";
 export { ConfigError, LOG_LEVELS, loadJsonConfig, parseDaemonCli, parseJsonConfigText, type DaemonCliOptions, type DaemonCliResult, type DaemonCliSpec } from "./cli.js";
 export type {

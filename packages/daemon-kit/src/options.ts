@@ -2,6 +2,7 @@
 import type { ServiceDefinition, UntypedServiceImplementation } from "@grpc/grpc-js";
 import type { Pipeline, SpanRecord } from "@routerd/telemetry";
 import type { Logger } from "pino";
+import type { IdleGcOptions } from "./idle-gc.js";
 import type { StatusApi } from "./status-model.js";
 import type { DaemonEvent, EventInput, JsonObject, JsonValue } from "./types.js";
 
@@ -65,7 +66,12 @@ export interface RunDaemonOptions {
   telemetry?: Pipeline;
   /** Delay to coalesce status writes to state.json. Default 50 ms. */
   stateFlushDelayMs?: number;
-  /** Environment read for NOTIFY_SOCKET. Default process.env. */
+  /**
+   * A full collection a minute while the process is idle (idle-gc.ts), so its heap stays near what is live
+   * instead of growing for an hour; false turns it off. Default: on unless ROUTERD_IDLE_GC=0 in `env`.
+   */
+  idleGc?: IdleGcOptions | false;
+  /** Environment read for NOTIFY_SOCKET and ROUTERD_IDLE_GC. Default process.env. */
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
 }

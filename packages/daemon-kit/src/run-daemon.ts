@@ -17,6 +17,7 @@ import { HealthState, healthServer } from "./grpc/health-service.js";
 import { toProtoStatus } from "./grpc/proto-mapping.js";
 import { serviceName, shutdownServer, startServer } from "./grpc/server.js";
 import { StreamRegistry } from "./grpc/stream-registry.js";
+import { IdleCollector, idleGcSetting } from "./idle-gc.js";
 import { lifecycle } from "./lifecycle.js";
 import type { DaemonContext, DaemonHandle, RunDaemonOptions } from "./options.js";
 import { prepareSocketPath, removeOwnSocket, resolveGroup, secureSocket } from "./socket-file.js";
@@ -248,6 +249,12 @@ export async function runDaemon(options: RunDaemonOptions): Promise<DaemonHandle
       },
       reload,
     });
+
+    const idleGc = idleGcSetting(options.env ?? process.env, options.idleGc);
+    if (idleGc) {
+      const collector = new IdleCollector(idleGc).start();
+      void stop.done.finally(() => collector.stop());
+    }
 
     void notifyReady(`${options.name}@${options.instance} running`, {
       env: options.env,

@@ -4,8 +4,9 @@
 // quiet after the process grew, one full collection brings it back towards what it really holds
 // (bench/dns/run.mjs, RSS with 100k cached entries, measures it). Then malloc_trim hands the C heap's free
 // pages back, which glibc would otherwise keep at the burst's peak.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+// daemon-kit's idle collector handles the slow case (garbage promoted a little at a time, collected once a
+// minute when the loop is idle); this one the burst, followed by malloc_trim.
+import { fullCollection } from "@routerd/daemon-kit";
 
 export interface SettleOptions {
   /** How often traffic and heap are looked at. */
@@ -21,20 +22,6 @@ export interface SettleOptions {
 }
 
 export const DEFAULT_SETTLE: SettleOptions = { intervalMs: 5000, quietQps: 200, growthBytes: 8 << 20 };
-
-/** V8's full collection: global gc() when node runs with --expose-gc, else the same function obtained at run time. */
-function fullCollection(): (() => void) | undefined {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === "function") return exposed;
-  try {
-    // Documented V8 flag; contexts created after it see gc().
-    setFlagsFromString("--expose-gc");
-    const gc: unknown = runInNewContext("gc");
-    return typeof gc === "function" ? (gc as () => void) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export class MemorySettler {
   private timer: NodeJS.Timeout | undefined;

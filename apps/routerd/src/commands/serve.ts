@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { durationMs } from "@routerd/api";
 
 import type { Command } from "@routerd/cli";
+import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 import { parseKeep, type RouterdError } from "@routerd/resource";
 import type { SupervisorMode } from "../core/service-units.js";
 import { checkSupervisorHost, parseSupervisorMode, recordSupervisorMode } from "../core/supervisor-mode.js";
 import { KEEP_OPTION } from "./apply-run.js";
 import { COMMON_OPTIONS, CONFIG_OPTION } from "./common.js";
 import type { EarlyStart } from "../serve/early-start.js";
-import { applyServeV8Flags } from "../serve/v8-tiers.js";
 
 export const serveCommand: Command = {
   name: "serve",
@@ -49,8 +49,8 @@ export const serveCommand: Command = {
     ...COMMON_OPTIONS,
   },
   async run(v, io) {
-    // Before the loop's machinery loads: no baseline code for serve's bursts (serve/v8-tiers.ts).
-    applyServeV8Flags();
+    // Before the loop's machinery loads: serve's bursts run in the interpreter (daemon-kit's v8-flags.ts).
+    applyV8Flags("routerd");
     const configPath = v.config as string | undefined;
     if (!configPath || !existsSync(configPath)) {
       io.err(configPath ? `cannot read ${configPath}` : "--config FILE is required");

@@ -27,6 +27,7 @@ import {
   type PPPoESessionSpec,
   VRRP_DAEMON,
 } from "@routerd/api";
+import { commandLineV8Flags } from "@routerd/daemon-kit/v8-flags";
 import { renderDnsResolverConfig, renderKeepalivedConfig, vrrpAddresses } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
@@ -55,10 +56,9 @@ function nodeDaemon(daemon: string, args: string[], nodeFlags: string[] = []): {
   return { command: [process.execPath, ...nodeFlags, program, ...args], match: program };
 }
 
-/** A small young generation keeps the resolver's resident size down under load (see its launcher). */
-const DNS_RESOLVER_NODE_FLAGS = ["--max-semi-space-size=2"];
-/** routerd-bgp: a young generation of 4 MB semi-spaces keeps a 100k-prefix table load at ~146 MB peak RSS, against ~159 MB with V8's default (docs/performance.md, BGP). */
-const BGP_NODE_FLAGS = ["--max-semi-space-size=4"];
+/** Heap sizes node takes on its command line only (their launchers' shebangs name the same): daemon-kit's v8-flags.ts. */
+const DNS_RESOLVER_NODE_FLAGS = commandLineV8Flags("routerd-dns-resolver");
+const BGP_NODE_FLAGS = commandLineV8Flags("routerd-bgp");
 
 export interface DaemonKind {
   daemon: string;

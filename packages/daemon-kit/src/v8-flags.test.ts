@@ -1,0 +1,64 @@
+// The table of every program's V8 flags: the choice logic is pure; the launchers' shebangs must name the same
+// command-line flags as the table (serve passes those when it starts a daemon); and serve's flags are checked
+// for their effect in a real node process.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { V8_FLAGS, applyV8Flags, commandLineV8Flags, flagName, runtimeV8Flags } from "./v8-flags.js";
+
+const repo = new URL("../../..", import.meta.url).pathname;
+
+/** Runs 300 small functions 400 times each in a fresh node; code and metadata bytes added (V8's own count). */
+function compiledBytes(flags: readonly string[]): number {
+  const script = `
+    const v8 = await import("node:v8");
+    for (const f of ${JSON.stringify(flags)}) v8.setFlagsFromString(f);
+    const src = Array.from({ length: 300 }, (_, i) => "export function f" + i + "(a) { let s = 0; for (let j = 0; j < 5; j++) s += (a * " + i + " + j) % 7; return s; }").join("\\n");
+    const before = v8.getHeapCodeStatistics().code_and_metadata_size;
+    const fns = Object.values(await import("data:text/javascript," + encodeURIComponent(src)));
+    let x = 0;
+    for (let r = 0; r < 400; r++) {
+      for (const f of fns) x += f(r);
+      if (r % 50 === 0) await new Promise((ok) => setTimeout(ok, 5));
+    }
+    await new Promise((ok) => setTimeout(ok, 200));
+    process.stdout.write(String(v8.getHeapCodeStatistics().code_and_metadata_size - before));
+  `;
+  return Number(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } }));
+}
+
+describe("V8 flags per program", () => {
+  it("gives each program its runtime flags unless the operator chose otherwise on node's command line", () => {
+    expect(runtimeV8Flags("routerd", [], {})).toEqual(["--lite-mode", "--no-sparkplug"]);
+    expect(runtimeV8Flags("routerd", ["--no-lite-mode"], {})).toEqual(["--no-sparkplug"]);
+    expect(runtimeV8Flags("routerd", ["--sparkplug", "--import=x.mjs"], {})).toEqual(["--lite-mode"]);
+    expect(runtimeV8Flags("routerd-bgp", [], {})).toEqual(["--heap-growing-percent=50"]);
+    expect(runtimeV8Flags("routerd-bgp", ["--heap-growing-percent=100"], {})).toEqual([]);
+    expect(runtimeV8Flags("routerd-healthcheck", [], {})).toEqual(["--lite-mode"]);
+    expect(runtimeV8Flags("routerd-healthcheck", [], { ROUTERD_HEALTHCHECK_FULL_JIT: "1" })).toEqual([]);
+    expect(runtimeV8Flags("routerd-dhcpv4-client", [], { ROUTERD_DHCPV4_FULL_JIT: "0" })).toEqual(["--lite-mode"]);
+    expect(runtimeV8Flags("routerd-unknown", [], {})).toEqual([]);
+    expect(flagName("--no_sparkplug")).toBe("sparkplug");
+  });
+
+  it("hands each flag to V8 once", () => {
+    const set: string[] = [];
+    const applied = applyV8Flags("routerd", (f) => set.push(f));
+    expect(set).toEqual(applied);
+    expect(new Set(set).size).toBe(set.length);
+  });
+
+  it.each(Object.keys(V8_FLAGS))("%s: the launcher's shebang names the table's command-line flags", (program) => {
+    const launcher = program === "routerd" ? "apps/routerd/bin/routerd.js" : `apps/${program}/bin/${program}.js`;
+    const shebang = readFileSync(`${repo}/${launcher}`, "utf8").split("\n")[0];
+    const flags = shebang.replace(/^#!\/usr\/bin\/env (-S )?node ?/, "").split(" ").filter(Boolean);
+    expect(flags).toEqual(commandLineV8Flags(program));
+  });
+
+  it("serve's flags leave no compiled code for the same work in a real node process", () => {
+    const withJit = compiledBytes([]);
+    const withServeFlags = compiledBytes(V8_FLAGS.routerd.runtime);
+    expect(withJit).toBeGreaterThan(0);
+    expect(withServeFlags).toBeLessThan(withJit / 4);
+  }, 120_000);
+});

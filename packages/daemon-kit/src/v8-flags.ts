@@ -1,0 +1,66 @@
+// The V8 flags of every routerd program, in one table: what each process sets on itself at start (so they hold
+// however it is run: routerd.service and the daemons' units, rc.d, serve's built-in supervisor, by hand), and
+// the few that V8 takes on the command line only (heap sizes: the launchers' shebangs and the command line serve
+// builds for a daemon, both checked against this table by tests). Figures: docs/performance.md.
+import { setFlagsFromString } from "node:v8";
+
+export interface ProgramV8Flags {
+  /** Set by the process on itself first thing (they act on what is compiled and collected from then on). */
+  runtime: readonly string[];
+  /** Heap sizes V8 reads once at start: on node's command line (shebang, serve's daemon command line). */
+  commandLine: readonly string[];
+  /** An environment variable that, set to 1, drops --lite-mode (to compare with the full JIT). */
+  fullJitEnv?: string;
+  why: string;
+}
+
+export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
+  routerd: {
+    runtime: ["--lite-mode", "--no-sparkplug"],
+    commandLine: [],
+    why:
+      "serve works in bursts (a reconcile, a status call): TurboFan and Sparkplug compiled its rarely-run paths one " +
+      "by one for hours (code pages +1–4 MB/h) for no CPU saved; in the interpreter it holds ~10 MB less and uses " +
+      "no more CPU. --no-sparkplug stays for an operator's --no-lite-mode.",
+  },
+  "routerd-bgp": {
+    runtime: ["--heap-growing-percent=50"],
+    commandLine: ["--max-semi-space-size=4"],
+    why: "a 100k-prefix table load: the committed heap, not the data, set the peak RSS (BGP section)",
+  },
+  "routerd-dns-resolver": {
+    runtime: [],
+    commandLine: ["--max-semi-space-size=2"],
+    why: "keeps the full JIT (its hot path is per query); a small young generation keeps RSS down under load",
+  },
+  "routerd-dhcpv4-client": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_DHCPV4_FULL_JIT", why: "mostly idle: no optimizing compiler (bench/dhcpv4/bound-time.mjs)" },
+  "routerd-dhcpv6-client": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_DHCPV6_FULL_JIT", why: "mostly idle: no optimizing compiler" },
+  "routerd-healthcheck": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_HEALTHCHECK_FULL_JIT", why: "mostly idle: ~10 MB smaller without the optimizing compiler (bench/healthcheck/rss.mjs)" },
+};
+
+/** A flag's name without --/--no- and value, e.g. "sparkplug" for --no-sparkplug, "heap-growing-percent". */
+export const flagName = (flag: string): string => flag.replace(/=.*$/, "").replace(/_/g, "-").replace(/^--(no-)?/, "");
+
+/**
+ * The runtime flags `program` sets on itself: the table's, less --lite-mode when its full-JIT variable is 1 and
+ * less any flag the operator named on node's command line (their choice wins: `node --sparkplug routerd.js serve`).
+ */
+export function runtimeV8Flags(program: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
+  const spec = V8_FLAGS[program];
+  if (!spec) return [];
+  const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
+  const fullJit = spec.fullJitEnv !== undefined && env[spec.fullJitEnv] === "1";
+  return spec.runtime.filter((f) => !chosen.has(flagName(f)) && !(fullJit && f === "--lite-mode"));
+}
+
+/** Sets `program`'s runtime flags on this process; returns those it set. */
+export function applyV8Flags(program: string, set: (flag: string) => void = setFlagsFromString): string[] {
+  const flags = runtimeV8Flags(program);
+  for (const flag of flags) set(flag);
+  return flags;
+}
+
+/** The command-line flags serve gives node when it starts `program` (the launcher's shebang names the same). */
+export function commandLineV8Flags(program: string): string[] {
+  return [...(V8_FLAGS[program]?.commandLine ?? [])];
+}
