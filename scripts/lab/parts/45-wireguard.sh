@@ -149,8 +149,8 @@ YAML
   }
 
   wireguard_checks() {
-    # serve reads the device when it reconciles (on a change, at the latest every 30 s).
-    check "WireGuard: the road warrior's handshake, as routerd reports it (routerctl status)" within 35 wg_peer_connected
+    # serve reads the device when it reconciles (on a change or a daemon event, at the latest every 30 s).
+    check "WireGuard: the road warrior's handshake, as routerd reports it (routerctl status)" within 45 wg_peer_connected
     check "WireGuard: the router reaches the road warrior's tunnel address $WG_NET.2" within 10 wg_ping "$NS_ROUTER" "$WG_NET.2"
     check "WireGuard: the road warrior reaches the LAN client's web server through the tunnel (no NAT: seen as $WG_NET.2)" \
       within 10 probe "$NS_ROAD" http "$LAN_CLIENT_ADDR" 80 --expect-server lan-web --expect-peer "$WG_NET.2"
