@@ -145,7 +145,10 @@ YAML
 
   wireguard_converge() {
     wait_for "the road warrior dials the router's wan1 address (WireGuard over isp1)" 30 wg_road_dial
-    wait_for "the road warrior's handshake with the router" 30 wg_road_handshake
+    wait_for "the road warrior's handshake with the router" 30 wg_road_handshake || return 1
+    # serve reads WireGuard devices when it reconciles (a change, a daemon event, every 30 s): ask for one now,
+    # as an operator would, so its status shows the handshake.
+    routerctl_lab daemon routerd/core command reconcile >/dev/null 2>&1 || true
   }
 
   wireguard_checks() {
