@@ -56,8 +56,8 @@ home_check() {
   step "Checking that the router works"
   wait_servers
   # A daemon that answers serve late (a loaded machine) leaves resources that read its facts Pending for
-  # one reconcile: serve retries every cycle, so the check gives it a few.
-  check "routerd serve is running and its last reconcile succeeded (routerctl status)" within 20 serve_running
+  # one reconcile: serve retries every cycle (at the latest every 30 s), so the check waits for the next one.
+  check "routerd serve is running and its last reconcile succeeded (routerctl status)" within 45 serve_running
   check "the ledger records what routerd created" ledger_is_complete
   run_hook checks
   checks_wait

@@ -1,8 +1,9 @@
 # Part bgp (on by default; ROUTERD_LAB_BGP=0 npm run lab leaves it out): isp1 also speaks BGP. A gobgpd in the isp1 namespace
 # (AS 64500, passive, any router on 198.51.100.0/24 may peer) announces a few prefixes; the router gets a
-# BGPRouter and a BGPPeer (added to the lab's copy of the config once serve runs) and its routerd-bgp
+# BGPRouter and a BGPPeer (added to the lab's copy of the config before serve starts) and its routerd-bgp
 # installs isp1's prefixes in the kernel FIB with routerd's protocol (219, routerd-bgp). It adds
-# routerd-bgp and two gobgpds; the session comes up while the other parts converge.
+# routerd-bgp and two gobgpds; the session comes up while the other parts converge (routerd-bgp retries
+# every 5 s, fast timers, until wan1 has its lease).
 
 LAB_BGP="${ROUTERD_LAB_BGP:-1}"
 BGP_ISP_ASN=64500
@@ -45,9 +46,9 @@ TOML
     echo "isp1 announces ${BGP_PREFIXES[*]}"
   }
 
-  # The BGP resources go into the lab's copy of the config (serve applies it within a second).
-  bgp_configure() {
-    lab_config_add <<YAML
+  # The BGP resources for the lab's copy of the config.
+  bgp_resources() {
+    cat <<YAML
 - apiVersion: net.routerd.net/v1alpha1
   kind: BGPRouter
   metadata: { name: edge }
@@ -80,7 +81,6 @@ YAML
 
   bgp_converge() {
     wait_for "isp1's gobgpd announces its prefixes" 20 bgp_announce
-    progress "$(bgp_configure)"
     wait_for "the router's BGP session with isp1 is Established" 60 bgp_established
     wait_for "the router installs isp1's BGP prefixes in its FIB" 30 bgp_fib_has_all
   }

@@ -92,7 +92,9 @@ YAML
 
   ntp_checks() {
     check "NTP: routerd renders isp1's servers from DHCPv4 option 42 and DHCPv6 option 31 into chrony's sources" ntp_rendered
-    check "NTP: NTPClient/time reports its servers from the DHCP leases (routerctl status)" within 10 ntp_status_dhcp
+    # serve publishes a resource's status at each reconcile; one whose lease was briefly unknown to serve (a
+    # daemon slow to answer on a loaded machine) shows no fields until the next (at the latest 30 s later).
+    check "NTP: NTPClient/time reports its servers from the DHCP leases (routerctl status)" within 45 ntp_status_dhcp
     check "NTP: the router's chronyd is synchronised to isp1's server (-x: the clock is never set)" within 30 ntp_synced
   }
 
