@@ -2,14 +2,17 @@
 // Failover time through `routerd serve` + routerd-healthcheck: from the moment an uplink dies (its ISP drops
 // everything) to the first new LAN connection that leaves through the other uplink. Median of --runs cycles,
 // at a 1 s probe interval with unhealthyThreshold 2 and 3. Also reports the idle RSS of serve and the daemon.
-// Run as root from the repository after a build: node bench/failover/run.mjs [--runs 5]
+// Run as root from the repository after a build: node bench/failover/run.mjs [--runs 5] [--serve-node-flags="FLAGS"]
+// --serve-node-flags="...": node/V8 flags for serve, e.g. "--no-lite-mode" (serve runs in lite mode by default:
+// daemon-kit's v8-flags.ts) to compare failover time with the full JIT.
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { TwoUplinks } from "../../test-e2e/lib/two-uplinks.mjs";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" } } });
+const { values } = parseArgs({ options: { runs: { type: "string", default: "5" }, "serve-node-flags": { type: "string", default: "" } } });
+const SERVE_NODE_FLAGS = values["serve-node-flags"].split(/\s+/).filter(Boolean);
 const RUNS = Number(values.runs);
 const repo = new URL("../..", import.meta.url).pathname;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -30,7 +33,7 @@ async function scenario(unhealthyThreshold) {
   let serve;
   try {
     t.writeConfig({ interval: "1s", timeout: "500ms", unhealthyThreshold, healthyThreshold: 2, failbackDelay: "2s" });
-    serve = spawn("ip", ["netns", "exec", t.router.name, process.execPath, join(repo, "apps/routerd/bin/routerd.js"), "serve", "--config", t.config, "--state-dir", t.dirs.stateDir, "--run-dir", t.dirs.runDir, "--root", t.dirs.root, "--interval", "30s", "--stop-daemons-on-exit"], { stdio: "ignore" });
+    serve = spawn("ip", ["netns", "exec", t.router.name, process.execPath, ...SERVE_NODE_FLAGS, join(repo, "apps/routerd/bin/routerd.js"), "serve", "--config", t.config, "--state-dir", t.dirs.stateDir, "--run-dir", t.dirs.runDir, "--root", t.dirs.root, "--interval", "30s", "--stop-daemons-on-exit"], { stdio: "ignore" });
     await until(() => t.currentUplink("0.3") === 1, 30_000, 200);
     await sleep(3000); // idle a moment before reading memory
     const hcPid = JSON.parse(readFileSync(join(t.dirs.runDir, "healthcheck", "default.pid"), "utf8")).pid;

@@ -9,7 +9,9 @@
 // routes, addresses and DNAT rules. Prints a table and a JSON summary.
 // Build first (npx turbo run build --filter=routerd...). Run as root:
 //   node bench/reconcile/run.mjs [--routes 10000] [--forwards 1000] [--addresses 200] [--runs 5]
-//                                [--json-out FILE] [--cpu-prof DIR] [--stages]
+//                                [--json-out FILE] [--cpu-prof DIR] [--stages] [--node-flags="FLAGS"]
+// --node-flags="...": node/V8 flags for every routerd run (with "="), e.g. "--lite-mode --no-sparkplug" (what serve sets on itself,
+// daemon-kit's v8-flags.ts) to see what serve's interpreter-only reconcile costs at this scale.
 // --cpu-prof and --stages add untimed diagnostic runs: a CPU profile summary, and time per pipeline stage.
 // --cleanup also times a reconcile that removes every IPv4Route (orphan cleanup at scale), --runs times.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,8 +37,10 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     stages: { type: "boolean" },
     cleanup: { type: "boolean" },
+    "node-flags": { type: "string", default: "" },
   },
 });
+const NODE_FLAGS = values["node-flags"].split(/\s+/).filter(Boolean);
 const size = { routes: Number(values.routes), forwards: Number(values.forwards), addresses: Number(values.addresses) };
 const runs = Number(values.runs);
 
@@ -69,7 +73,7 @@ async function routerd(args, extraNode = [], config = files.config) {
   const rssFile = join(tmp, "rss");
   rmSync(rssFile, { force: true });
   const dirs = ["--state-dir", stateDir, "--root", join(tmp, "root"), "--run-dir", join(tmp, "run")];
-  const r = await ns.run([process.execPath, "--import", HOOK, ...extraNode, ROUTERD, ...args, "--config", config, ...dirs], {
+  const r = await ns.run([process.execPath, "--import", HOOK, ...NODE_FLAGS, ...extraNode, ROUTERD, ...args, "--config", config, ...dirs], {
     env: { ...process.env, ROUTERD_BENCH_RSS_FILE: rssFile },
   });
   const usage = existsSync(rssFile) ? JSON.parse(readFileSync(rssFile, "utf8")) : undefined;
