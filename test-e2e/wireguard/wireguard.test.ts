@@ -1,9 +1,9 @@
 // WireGuard between two routers in namespaces, on wireguard-go (this kernel has no wireguard module):
 // tunnel up and traffic across, a peer added without disturbing the existing session, key rotation, a
 // foreign wg link left alone, and removal of exactly what routerd created.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { res, type ResourceDoc } from "../lib/config.js";
 import { randomBytes } from "node:crypto";
 import { KEY_DIR, WgRouter, pings } from "./support.js";
@@ -53,6 +53,19 @@ beforeEach(() => {
 afterEach(() => {
   a?.destroy();
   b?.destroy();
+});
+
+// wireguard-go makes its host-wide socket dir when it first runs: leave the host as this file found it. rmdir
+// removes only an empty dir, so another run's live sockets (another test file, a lab) are never touched.
+const WG_RUN_DIR = "/var/run/wireguard";
+const wgRunDirExisted = existsSync(WG_RUN_DIR);
+afterAll(() => {
+  if (wgRunDirExisted) return;
+  try {
+    rmdirSync(WG_RUN_DIR);
+  } catch {
+    // not empty (someone else's wireguard-go is running) or already gone
+  }
 });
 
 describe("WireGuard on wireguard-go between two routers", () => {
