@@ -309,7 +309,7 @@ export class Server {
     this.tailscale.sync(active, dirs);
 
     const statuses = readStatuses(this.opts.host.stateDir);
-    const live = liveMessages({ view, runtime, health, decisions: this.decisions, ingress });
+    const live = liveMessages({ view, resolved: active, runtime, health, decisions: this.decisions, ingress });
     const configured = new Set(config.resources.map((r) => r.owner));
     for (const s of statuses.values()) {
       const p = parseOwnerKey(s.owner);
