@@ -10,7 +10,7 @@ import { processMatches, writeCompanionRecord } from "@routerd/daemon-kit";
 import { listBgpPeers, listBgpRoutes } from "@routerd/bgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../lib/serve.js";
-import { BgpLab, IX, ISP, ISP6, LAN } from "./topology.js";
+import { BgpLab, IX, ISP, ISP6, LAN, LAN6 } from "./topology.js";
 
 let lab: BgpLab;
 
@@ -21,7 +21,7 @@ const CONFIG = {
       asn: 65001,
       routerID: "10.91.0.1",
       communities: { set: { in: ["65001:100"] } },
-      redistribute: { connected: { allowedPrefixes: [LAN] } },
+      redistribute: { connected: { allowedPrefixes: [LAN, LAN6] } },
       timers: { profile: "fast" },
     },
   },
@@ -138,6 +138,10 @@ describe("routerd-bgp with a gobgpd and a bird2 peer", () => {
   it("advertises its redistributed connected prefix to both peers", async () => {
     await until("the ISP learns the LAN", () => lab.ispCli("global", "rib", "-a", "ipv4", LAN).includes(LAN), 30_000);
     await until("the IX learns the LAN", () => lab.birdCli("show", "route", "for", "192.168.77.1").includes(LAN), 30_000);
+  });
+
+  it("advertises its redistributed connected IPv6 prefix (IPv6 connected routes have no scope link)", async () => {
+    await until("the ISP learns the IPv6 LAN", () => lab.ispCli("global", "rib", "-a", "ipv6", LAN6).includes(LAN6), 30_000);
   });
 
   it("reports every neighbor Established with prefix counts", async () => {

@@ -16,6 +16,7 @@ export const ISP6 = "fd91::2";
 export const R_IX = "10.92.0.1";
 export const IX = "10.92.0.2";
 export const LAN = "192.168.77.0/24";
+export const LAN6 = "2001:db8:77::/64";
 
 export class BgpLab {
   readonly router = Netns.create("rbg");
@@ -37,7 +38,7 @@ export class BgpLab {
       [this.isp, "bgi1", [`${ISP}/24`, `${ISP6}/64`]],
       [this.router, "bgx0", [`${R_IX}/24`]],
       [this.ix, "bgx1", [`${IX}/24`]],
-      [this.router, "bgl0", ["192.168.77.1/24"]],
+      [this.router, "bgl0", ["192.168.77.1/24", "2001:db8:77::1/64"]],
     ] as const) {
       for (const a of addrs) ns.ip(`addr add ${a} dev ${dev}`);
       ns.ip(`link set ${dev} up`);

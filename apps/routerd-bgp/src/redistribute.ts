@@ -1,6 +1,8 @@
-// redistribute.connected / redistribute.static: kernel routes of the main table (proto kernel scope link /
-// proto static and boot) inside allowedPrefixes are originated into GoBGP with AddPath and withdrawn with
-// DeletePath when they go. Re-read every few seconds; link-local and routerd-bgp's own routes never count.
+// redistribute.connected / redistribute.static: kernel routes of the main table (proto kernel: IPv4 scope
+// link, every IPv6 one; proto static and boot) inside allowedPrefixes are originated into GoBGP with AddPath
+// and withdrawn with DeletePath when they go. Re-read every few seconds, one dump per protocol asked for: the
+// kernel filters a dump by protocol, so a main table holding a full BGP feed costs nothing here (a whole-table
+// dump of 65k routes as JSON was ~0.9 s of CPU per read). Link-local and routerd-bgp's own routes never count.
 import { spawn } from "node:child_process";
 import { checkIpPrefix, type BGPRouterSpec } from "@routerd/api";
 import type { Logger } from "pino";
@@ -10,11 +12,33 @@ import { canonicalPrefix } from "./fib/lines.js";
 
 const INTERVAL_MS = 5000;
 
+/** A route as `ip -j route show ... proto P` prints it (the protocol is left out: it is the filter's). */
 interface KernelRouteJson {
   dst: string;
-  protocol?: string;
   scope?: string;
   type?: string;
+}
+
+type RedistributeSource = "connected" | "static";
+
+/**
+ * Which kernel protocols feed each source, and which of their routes count. Connected: the routes the
+ * kernel made for an address — IPv4 ones have scope link, IPv6 ones have no scope (universe).
+ */
+const SOURCES: { source: RedistributeSource; proto: string; number: number; counts(route: KernelRouteJson, v6: boolean): boolean }[] = [
+  { source: "connected", proto: "kernel", number: 2, counts: (r, v6) => v6 || r.scope === "link" },
+  { source: "static", proto: "boot", number: 3, counts: () => true },
+  { source: "static", proto: "static", number: 4, counts: () => true },
+];
+
+/** The dumps `spec` needs: one per (protocol, family) of a configured source. */
+export function redistributionDumps(spec: BGPRouterSpec, ownProtocol: number): { proto: string; v6: boolean; args: string[] }[] {
+  const out: { proto: string; v6: boolean; args: string[] }[] = [];
+  for (const s of SOURCES) {
+    if (spec.redistribute?.[s.source] === undefined || s.number === ownProtocol) continue;
+    for (const v6 of [false, true]) out.push({ proto: s.proto, v6, args: [v6 ? "-6" : "-4", "route", "show", "table", "main", "proto", s.proto] });
+  }
+  return out;
 }
 
 function ipJson(args: string[]): Promise<KernelRouteJson[]> {
@@ -53,17 +77,15 @@ export function prefixWithin(inner: string, outer: string): boolean {
   return a.bits >> shift === b.bits >> shift;
 }
 
-export function selectRedistributed(routes: KernelRouteJson[], v6: boolean, spec: BGPRouterSpec, ownProtocol: number): string[] {
-  const r = spec.redistribute;
+/** The prefixes to originate from one dump of `proto` routes (see redistributionDumps). */
+export function selectRedistributed(routes: KernelRouteJson[], proto: string, v6: boolean, spec: BGPRouterSpec): string[] {
+  const from = SOURCES.find((s) => s.proto === proto);
+  const source = from ? spec.redistribute?.[from.source] : undefined;
+  if (from === undefined || source === undefined) return [];
   const out: string[] = [];
   for (const route of routes) {
     if (route.type !== undefined && route.type !== "unicast") continue;
-    const proto = route.protocol ?? "";
-    if (proto === String(ownProtocol)) continue;
-    const connected = proto === "kernel" && route.scope === "link";
-    const isStatic = proto === "static" || proto === "boot";
-    const source = connected ? r?.connected : isStatic ? r?.static : undefined;
-    if (source === undefined) continue;
+    if (!from.counts(route, v6)) continue;
     const prefix = canonicalPrefix(route.dst, v6);
     if (checkIpPrefix(prefix) !== undefined || prefix.startsWith("fe80:")) continue;
     if (source.allowedPrefixes !== undefined && !source.allowedPrefixes.some((a) => prefixWithin(prefix, a))) continue;
@@ -100,11 +122,11 @@ export class Redistributor {
     clearTimeout(this.timer);
     try {
       const want = new Set<string>();
-      if (spec.redistribute?.connected !== undefined || spec.redistribute?.static !== undefined) {
-        const [v4, v6] = await Promise.all([ipJson(["-4", "route", "show", "table", "main"]), ipJson(["-6", "route", "show", "table", "main"])]);
-        for (const p of selectRedistributed(v4, false, spec, this.ownProtocol)) want.add(p);
-        for (const p of selectRedistributed(v6, true, spec, this.ownProtocol)) want.add(p);
-      }
+      const dumps = redistributionDumps(spec, this.ownProtocol);
+      const results = await Promise.all(dumps.map((d) => ipJson(d.args)));
+      dumps.forEach((d, i) => {
+        for (const p of selectRedistributed(results[i] ?? [], d.proto, d.v6, spec)) want.add(p);
+      });
       for (const prefix of want) {
         if (this.originated.has(prefix)) continue;
         const res = await this.client.addPath({ tableType: 0, vrfId: "", path: originatedPath(prefix) });
