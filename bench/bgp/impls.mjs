@@ -12,8 +12,8 @@ import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 const repo = new URL("../..", import.meta.url).pathname;
 
 /** Starts argv in the router namespace (`ip netns exec` execs it: the pid is the program's); out: an fd for its output. */
-function launch(lab, argv, out = "ignore") {
-  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out] });
+function launch(lab, argv, out = "ignore", env = process.env) {
+  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out], env });
   lab.procs.push(p);
   return p;
 }
@@ -79,11 +79,11 @@ function ipChildren(pid) {
 
 /**
  * routerd-bgp's load from its debug log, in ms after Established (t0, like cutoff an epoch time in ms; lines
- * after cutoff — the flaps — are ignored): the first and the last Adj-RIB-In event, and the last FIB chunk
- * ip confirmed.
+ * after cutoff — the flaps — are ignored): the first and the last Adj-RIB-In event, the last FIB chunk the
+ * kernel confirmed, and which FIB writer it used.
  */
 function loadTimeline(text, t0, cutoff) {
-  const at = { firstEventMs: NaN, lastEventMs: NaN, lastChunkMs: NaN, events: 0, chunks: 0 };
+  const at = { firstEventMs: NaN, lastEventMs: NaN, lastChunkMs: NaN, events: 0, chunks: 0, writer: "?" };
   for (const line of text.split("\n")) {
     if (!line.startsWith("{")) continue;
     let rec;
@@ -97,6 +97,8 @@ function loadTimeline(text, t0, cutoff) {
     if (rec.msg === "Adj-RIB-In event") {
       if (at.events++ === 0) at.firstEventMs = ms;
       at.lastEventMs = ms;
+    } else if (rec.msg?.startsWith("FIB writer: ")) {
+      at.writer = rec.writer;
     } else if (rec.msg === "FIB chunk applied") {
       at.chunks++;
       at.lastChunkMs = ms;
@@ -105,8 +107,9 @@ function loadTimeline(text, t0, cutoff) {
   return at;
 }
 
-export const IMPLEMENTATIONS = {
-  async routerd(lab) {
+/** routerd-bgp with its default FIB writer (netlink when built), or the one `writer` names (ROUTERD_BGP_FIB_WRITER). */
+const routerdBgp = (writer) =>
+  async function routerd(lab) {
     const dir = join(lab.dir, "routerd");
     mkdirSync(dir, { recursive: true });
     const config = join(dir, "config.json");
@@ -118,10 +121,14 @@ export const IMPLEMENTATIONS = {
     // Its debug log (when each Adj-RIB-In event and FIB chunk arrived) gives the split of its time; a copy
     // goes to BGP_BENCH_LOG when set.
     const log = join(dir, "routerd-bgp.log");
-    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
+    const env = { ...process.env };
+    if (writer === undefined) delete env.ROUTERD_BGP_FIB_WRITER;
+    else env.ROUTERD_BGP_FIB_WRITER = writer;
+    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"), env);
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
-      // Its `ip -batch` (the FIB writes, the kernel's work included) and `ip monitor` (the echo) count too.
+      // Its `ip -batch` (the ip writer: the FIB writes, the kernel's work included) and `ip monitor` (the
+      // echo) count too; the netlink writer's writes (the kernel's work included) are routerd-bgp's own CPU.
       pids: () => ({ "routerd-bgp": node.pid, gobgpd, ...ipChildren(node.pid) }),
       timeline: (t0, cutoff) => loadTimeline(readFileSync(log, "utf8"), t0, cutoff),
       async stop() {
@@ -130,7 +137,11 @@ export const IMPLEMENTATIONS = {
         if (process.env.BGP_BENCH_LOG) appendFileSync(process.env.BGP_BENCH_LOG, readFileSync(log));
       },
     };
-  },
+  };
+
+export const IMPLEMENTATIONS = {
+  routerd: routerdBgp(undefined),
+  "routerd-ip": routerdBgp("ip"),
 
   gobgpd: (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch),
   "gobgpd-watch": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "watch"),

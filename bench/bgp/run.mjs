@@ -17,8 +17,10 @@ import { PEER_IP, destroyLab, fibPrefixes, makeLab, prefixAt, procStats, sleep, 
 const USAGE = `Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--only ROWS] [--flaps 5] [--json]
 
 Rows (--only, comma-separated; default all, in this order):
-  routerd   routerd-bgp: its gobgpd + our FIB writer; also split: when its first and last Adj-RIB-In
-            event arrived and when ip confirmed its last FIB chunk (from its debug log)
+  routerd   routerd-bgp: its gobgpd + our FIB writer (the default: netlink when the addon is built); also
+            split: when its first and last Adj-RIB-In event arrived and when the kernel confirmed its last
+            FIB chunk (from its debug log, which also names the writer)
+  routerd-ip (not by default) routerd-bgp with ROUTERD_BGP_FIB_WRITER=ip: the same with \`ip -batch\`
   gobgpd    gobgpd alone: routerd-bgp's gobgpd, same flags and config, nobody watching, no FIB;
             Established → gobgpd has accepted all N (ListPeer polled every ${POLL_MS} ms); the floor
             routerd-bgp stands on
@@ -27,7 +29,9 @@ Rows (--only, comma-separated; default all, in this order):
             (pre-policy route monitoring); also when the last event arrived
   bird      bird2 (protocol kernel)
   frr       FRR bgpd + zebra
-  ipbatch   one ip -batch of the N routes (the kernel floor)
+  ipbatch   one ip -batch of the N routes (the kernel floor through ip)
+  nlbatch   one netlink batch: the N routes through routerd-bgp's netlink writer (chunks of 2,000), no
+            BGP (the floor of the netlink writer; bench/bgp/netlink-batch.mjs)
 
 Environment: BGP_BENCH_NODE_FLAGS="..." (V8 flags for routerd-bgp; default: serve's --max-semi-space-size=4),
 BGP_BENCH_LOG=FILE (a copy of routerd-bgp's debug log), BGP_BENCH_BIN=PATH (another routerd-bgp build's
@@ -39,7 +43,7 @@ const { values } = parseArgs({
   options: {
     n: { type: "string", default: "10000,100000" },
     runs: { type: "string", default: "3" },
-    only: { type: "string", default: "routerd,gobgpd,bird,frr,ipbatch" },
+    only: { type: "string", default: "routerd,gobgpd,bird,frr,ipbatch,nlbatch" },
     flaps: { type: "string", default: "5" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
@@ -49,11 +53,14 @@ if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
+/** Rows without BGP: the N routes written straight into a fresh router namespace, then deleted. */
+const FLOORS = { ipbatch: measureIpBatch, nlbatch: measureNetlinkBatch };
+
 const sizes = values.n.split(",").map(Number);
 const runs = Number(values.runs);
 const only = values.only.split(",");
 for (const name of only) {
-  if (name !== "ipbatch" && !(name in IMPLEMENTATIONS)) {
+  if (!(name in FLOORS) && !(name in IMPLEMENTATIONS)) {
     process.stderr.write(`unknown row ${name}\n${USAGE}`);
     process.exit(2);
   }
@@ -195,6 +202,20 @@ async function measureIpBatch(n) {
   }
 }
 
+async function measureNetlinkBatch(n) {
+  const lab = makeLab();
+  try {
+    await sleep(500);
+    const base = fibPrefixes(lab);
+    const script = new URL("netlink-batch.mjs", import.meta.url).pathname;
+    const out = JSON.parse(lab.inR(process.execPath, script, String(n), PEER_IP));
+    if (fibPrefixes(lab) > base) throw new Error("the netlink batch left routes behind");
+    return { fibMs: out.fibMs, withdrawMs: out.withdrawMs, procs: { node: { peakRssMB: out.peakRssMB, cpuS: out.cpuS, loadCpuS: out.loadCpuS } } };
+  } finally {
+    destroyLab(lab);
+  }
+}
+
 const results = {};
 for (const n of sizes) {
   results[n] = {};
@@ -202,13 +223,13 @@ for (const n of sizes) {
     for (const name of only) {
       let res;
       try {
-        res = name === "ipbatch" ? await measureIpBatch(n) : await measureImpl(name, n);
+        res = name in FLOORS ? await FLOORS[name](n) : await measureImpl(name, n);
       } catch (err) {
         process.stderr.write(`${name} n=${n} run ${r + 1}: ${err.message}\n`);
         continue;
       }
       (results[n][name] ??= []).push(res);
-      const split = res.consumed ? `, last event at ${res.consumed.lastMs} ms (${res.consumed.messages} messages, ${res.consumed.bytes} bytes)` : res.timeline ? `, events ${res.timeline.events} at ${Math.round(res.timeline.firstEventMs)}..${Math.round(res.timeline.lastEventMs)} ms, last chunk ${Math.round(res.timeline.lastChunkMs)} ms` : "";
+      const split = res.consumed ? `, last event at ${res.consumed.lastMs} ms (${res.consumed.messages} messages, ${res.consumed.bytes} bytes)` : res.timeline ? `, writer ${res.timeline.writer}, events ${res.timeline.events} at ${Math.round(res.timeline.firstEventMs)}..${Math.round(res.timeline.lastEventMs)} ms, last chunk ${Math.round(res.timeline.lastChunkMs)} ms` : "";
       process.stderr.write(`n=${n} run ${r + 1} ${name}: FIB ${Math.round(res.fibMs)} ms, withdraw ${Math.round(res.withdrawMs)} ms${res.flapAddMs !== undefined ? `, flap +${res.flapAddMs.toFixed(1)}/-${res.flapDelMs.toFixed(1)} ms` : ""}${split} ${JSON.stringify(res.procs)}\n`);
     }
   }
@@ -224,6 +245,7 @@ function splitSummary(list) {
     afterLastEventMs: m((t) => t.lastChunkMs - t.lastEventMs),
     events: m((t) => t.events),
     chunks: m((t) => t.chunks),
+    writer: list.map((x) => x.timeline.writer).join("/"),
   };
 }
 
@@ -251,7 +273,7 @@ else {
     process.stdout.write(`\nN = ${n}\n| implementation | Established → FIB | withdraw | flap +/- | peak RSS | CPU (end, and when all N were loaded) |\n|---|---|---|---|---|---|\n`);
     const splits = [];
     for (const [name, s] of Object.entries(byImpl)) {
-      if (s.split) splits.push(`${name}: Adj-RIB-In events ${s.split.events} from ${s.split.firstEventMs} to ${s.split.lastEventMs} ms after Established, last FIB chunk (${s.split.chunks}) confirmed at ${s.split.lastChunkMs} ms: ${s.split.afterLastEventMs} ms after the last event`);
+      if (s.split) splits.push(`${name} (FIB writer ${s.split.writer}): Adj-RIB-In events ${s.split.events} from ${s.split.firstEventMs} to ${s.split.lastEventMs} ms after Established, last FIB chunk (${s.split.chunks}) confirmed at ${s.split.lastChunkMs} ms: ${s.split.afterLastEventMs} ms after the last event`);
       const rss = Object.entries(s.procs).map(([p, v]) => `${p} ${v.peakRssMB} MB`).join(", ") || "-";
       const cpu = Object.entries(s.procs).map(([p, v]) => `${p} ${v.cpuS} s (${v.loadCpuS} s at load)`).join(", ") || "-";
       const flap = s.flapAnnounceMs !== undefined ? `${s.flapAnnounceMs} / ${s.flapWithdrawMs} ms` : "-";

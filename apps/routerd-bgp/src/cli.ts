@@ -31,6 +31,11 @@ Options:
   --stale-hold DUR     after a gobgpd restart, keep unrelearned FIB routes at most this long (default: 120s)
   --log-level LEVEL    trace, debug, info, warn, error or fatal (default: info)
   -h, --help           show this help
+
+Environment:
+  ROUTERD_BGP_FIB_WRITER=netlink|ip   how FIB routes are written: netlink (the default: a native addon sends each
+                       chunk's route messages in one sendmsg) or ip (one long-lived \`ip -force -batch -\`). Without
+                       the addon (not built, not Linux) routerd-bgp uses ip and logs why.
 `;
 
 export interface CliOptions extends DaemonCliOptions {

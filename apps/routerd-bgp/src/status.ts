@@ -85,6 +85,7 @@ export function publishStatus(ctx: Ctx, router: BgpRouter, known: Set<string>, n
       ? {
           fib: {
             ...router.fib!.target,
+            writer: router.fib!.writerKind,
             installed: fib.installed,
             desired: fib.desired,
             pending: fib.pending,

@@ -6,14 +6,11 @@
 // process is replaced after `recycleAfter` lines, between two chunks with nothing in flight (order kept).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Logger } from "pino";
+import { deleteLine, replaceLine, type FibTarget, type NextHopKey } from "./lines.js";
+import type { ChunkResult, FibChunk, FibWriter } from "./writer.js";
 
 const SENTINEL = "routerd-chunk-done";
 const FAILED = /^Command failed -:(\d+)$/;
-
-export interface ChunkResult {
-  /** Index in the submitted lines → the error ip printed for it. */
-  failed: Map<number, string>;
-}
 
 interface Pending {
   first: number;
@@ -132,5 +129,34 @@ export class IpBatch {
   close(): void {
     this.child?.stdin.end();
     this.child = undefined;
+  }
+}
+
+/** The `ip` FIB writer: a chunk is its lines (lines.ts), written at once to the long-lived IpBatch. */
+export class IpWriter implements FibWriter {
+  readonly kind = "ip";
+
+  constructor(private readonly batch: Pick<IpBatch, "submitText" | "draining" | "close">) {}
+
+  get draining(): boolean {
+    return this.batch.draining;
+  }
+
+  chunk(target: FibTarget): FibChunk {
+    // Only the joined text is kept, no array of line strings (docs/performance.md, BGP, Session 6).
+    let text = "";
+    let count = 0;
+    return {
+      replace: (prefix: string, hops: NextHopKey) => void ((text += replaceLine(prefix, hops, target) + "\n"), count++),
+      delete: (prefix: string, metric: number) => void ((text += deleteLine(prefix, target, metric) + "\n"), count++),
+      get count() {
+        return count;
+      },
+      submit: () => this.batch.submitText(text, count),
+    };
+  }
+
+  close(): void {
+    this.batch.close();
   }
 }

@@ -1,6 +1,6 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { IpBatch } from "./ip-batch.js";
+import { IpWriter, type IpBatch } from "./ip-batch.js";
 import { FibProgrammer } from "./programmer.js";
 
 // The programmer's choice between lines and a flush; the lines and the flush themselves run against a real
@@ -9,7 +9,7 @@ function programmer() {
   const submitted: string[][] = [];
   let flushes = 0;
   const batch = { submitText: async (text: string) => (submitted.push(text.split("\n").filter(Boolean)), { failed: new Map() }), close: () => undefined } as unknown as IpBatch;
-  const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch, flush: async () => void flushes++ });
+  const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), writer: new IpWriter(batch), flush: async () => void flushes++ });
   return { fib, submitted, flushes: () => flushes };
 }
 
@@ -80,7 +80,7 @@ describe("FIB programmer: lines ip refuses", () => {
       },
       close: () => undefined,
     } as unknown as IpBatch;
-    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch });
+    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), writer: new IpWriter(batch) });
     await fib.loadKernel(routes(3));
     fib.update("10.0.0.0/24", "192.0.2.5");
     fib.update("10.0.1.0/24", "192.0.2.6");
@@ -108,7 +108,7 @@ describe("FIB programmer: an ip process due for replacement", () => {
       },
       close: () => undefined,
     } as unknown as IpBatch;
-    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), batch, chunk: 10 });
+    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), writer: new IpWriter(batch), chunk: 10 });
     for (const r of routes(50)) fib.update(r.prefix, r.hops);
     await fib.idle();
     expect(most).toBe(1);

@@ -1,23 +1,24 @@
-// Keeps the kernel FIB equal to GoBGP's best paths, incrementally: a changed prefix is one `ip` line, sent
-// in chunks to one long-lived `ip -batch` while more paths are still arriving (ingest and FIB writes
-// overlap). `kernel` is what the kernel holds once every submitted chunk has applied; it is seeded from a
+// Keeps the kernel FIB equal to GoBGP's best paths, incrementally: a changed prefix is one write (a netlink
+// message, or an `ip` line), sent in chunks to the FIB writer (writer.ts) while more paths are still
+// arriving (ingest and FIB writes overlap). `kernel` is what the kernel holds once every submitted chunk has applied; it is seeded from a
 // kernel dump at start and on resync, so a restart rewrites nothing that is already right.
 import { Operation, type SpanRecord } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
-import { IpBatch } from "./ip-batch.js";
 import { flushRoutes, kernelRoutes } from "./kernel.js";
-import { deleteLine, replaceLine, type FibTarget, type KernelRoute, type NextHopKey } from "./lines.js";
+import type { FibTarget, KernelRoute, NextHopKey } from "./lines.js";
+import { DEFAULT_WRITERS, openFibWriter, type FibWriter } from "./writer.js";
 
 export interface FibOptions {
   target: FibTarget;
   logger: Logger;
   /**
-   * Lines per chunk (default 2000) and chunks in flight (default 2: one applying, one queued, so ip never
-   * waits; changes arriving meanwhile gather into the next chunk instead of many tiny ones).
+   * Writes per chunk (default 2000) and chunks in flight (default 2: one applying, one queued, so the writer
+   * never waits; changes arriving meanwhile gather into the next chunk instead of many tiny ones).
    */
   chunk?: number;
   maxInFlight?: number;
-  batch?: IpBatch;
+  /** Default: netlink when the addon is built, else `ip -batch` (ROUTERD_BGP_FIB_WRITER forces one). */
+  writer?: FibWriter;
   /** Called after each chunk has applied. */
   onApplied?: (stats: FibStats) => void;
   /** Each chunk as a span (the daemon's ctx.trace: exported only with OTLP traces). */
@@ -33,7 +34,7 @@ export interface FibOptions {
  */
 const FLUSH_MIN = 1000;
 
-/** A chunk in flight, per line: its prefix and what the kernel view held before (restored if ip refuses it). */
+/** A chunk in flight, per write: its prefix and what the kernel view held before (restored if the kernel refuses it). */
 interface Chunk {
   prefixes: string[];
   previous: (NextHopKey | undefined)[];
@@ -64,12 +65,17 @@ export class FibProgrammer {
   private readonly dirty = new Set<string>();
   private scheduled = false;
   private inFlight = 0;
-  private readonly batch: IpBatch;
+  private readonly writer: FibWriter;
   private idleWaiters: (() => void)[] = [];
   readonly stats: FibStats = { installed: 0, desired: 0, pending: 0, retained: 0, writes: 0, failures: 0, flushes: 0 };
 
   constructor(private readonly opts: FibOptions) {
-    this.batch = opts.batch ?? new IpBatch(opts.logger);
+    this.writer = opts.writer ?? openFibWriter(DEFAULT_WRITERS, opts.logger);
+  }
+
+  /** Which writer programs the kernel ("netlink" or "ip"). */
+  get writerKind(): FibWriter["kind"] {
+    return this.writer.kind;
   }
 
   get target(): FibTarget {
@@ -171,17 +177,17 @@ export class FibProgrammer {
     const size = this.opts.chunk ?? 2000;
     while (this.dirty.size > 0 && this.inFlight < max) {
       // The ip process is due for replacement (ip-batch.ts): the next chunk waits until this one applied.
-      if (this.batch.draining && this.inFlight > 0) break;
-      // The chunk's text is built and written at once; only the prefixes and what the view held before
-      // stay until ip answers (a full-table load keeps no line strings alive: docs/performance.md, BGP).
-      let text = "";
+      if (this.writer.draining && this.inFlight > 0) break;
+      // The chunk's writes are encoded at once; only the prefixes and what the view held before stay until
+      // the kernel answers (a full-table load keeps no line strings alive: docs/performance.md, BGP).
+      const out = this.writer.chunk(this.opts.target);
       const chunk: Chunk = { prefixes: [], previous: [], deletes: [] };
       for (const prefix of this.dirty) {
         this.dirty.delete(prefix);
         const stray = this.strayMetric.get(prefix);
         if (stray !== undefined) {
           this.strayMetric.delete(prefix);
-          text += deleteLine(prefix, this.opts.target, stray) + "\n";
+          out.delete(prefix, stray);
           chunk.prefixes.push(prefix);
           chunk.previous.push(this.kernel.get(prefix));
           chunk.deletes.push(true);
@@ -189,7 +195,8 @@ export class FibProgrammer {
         const want = this.desired.get(prefix) ?? (this.retained.has(prefix) ? this.kernel.get(prefix) : undefined);
         const have = this.kernel.get(prefix);
         if (want === have) continue;
-        text += (want === undefined ? deleteLine(prefix, this.opts.target) : replaceLine(prefix, want, this.opts.target)) + "\n";
+        if (want === undefined) out.delete(prefix, this.opts.target.metric);
+        else out.replace(prefix, want);
         chunk.prefixes.push(prefix);
         chunk.previous.push(have);
         chunk.deletes.push(want === undefined);
@@ -203,7 +210,7 @@ export class FibProgrammer {
       this.inFlight++;
       this.stats.writes += count;
       const op = new Operation("bgp.fib.batch", { "bgp.fib.lines": count, "bgp.fib.table": this.opts.target.table });
-      this.batch.submitText(text, count).then(
+      out.submit().then(
         (r) => this.applied(chunk, r.failed, op),
         (err: Error) => this.applied(chunk, new Map(chunk.prefixes.map((_, i) => [i, err.message])), op),
       );
@@ -282,6 +289,6 @@ export class FibProgrammer {
   }
 
   close(): void {
-    this.batch.close();
+    this.writer.close();
   }
 }
