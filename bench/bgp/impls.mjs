@@ -106,7 +106,8 @@ function loadTimeline(text, t0, cutoff) {
 }
 
 export const IMPLEMENTATIONS = {
-  async routerd(lab) {
+  /** env: routerd-bgp's environment (ROUTERD_BGP_INGEST for the ingest rows). */
+  async routerd(lab, env = {}) {
     const dir = join(lab.dir, "routerd");
     mkdirSync(dir, { recursive: true });
     const config = join(dir, "config.json");
@@ -118,7 +119,7 @@ export const IMPLEMENTATIONS = {
     // Its debug log (when each Adj-RIB-In event and FIB chunk arrived) gives the split of its time; a copy
     // goes to BGP_BENCH_LOG when set.
     const log = join(dir, "routerd-bgp.log");
-    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
+    const node = launch(lab, [...(Object.keys(env).length ? ["env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : []), process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
       // Its `ip -batch` (the FIB writes, the kernel's work included) and `ip monitor` (the echo) count too.
@@ -131,6 +132,9 @@ export const IMPLEMENTATIONS = {
       },
     };
   },
+
+  // routerd-bgp with the WatchEvent ingest (the row `routerd` runs the default, BMP): both in the same run.
+  "routerd-watch": (lab) => IMPLEMENTATIONS.routerd(lab, { ROUTERD_BGP_INGEST: "watch" }),
 
   gobgpd: (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch),
   "gobgpd-watch": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "watch"),

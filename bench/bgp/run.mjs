@@ -19,6 +19,8 @@ const USAGE = `Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--on
 Rows (--only, comma-separated; default all, in this order):
   routerd   routerd-bgp: its gobgpd + our FIB writer; also split: when its first and last Adj-RIB-In
             event arrived and when ip confirmed its last FIB chunk (from its debug log)
+  routerd-watch (not by default) routerd-bgp with ROUTERD_BGP_INGEST=watch (WatchEvent) instead of the
+            default BMP ingest, split as routerd
   gobgpd    gobgpd alone: routerd-bgp's gobgpd, same flags and config, nobody watching, no FIB;
             Established → gobgpd has accepted all N (ListPeer polled every ${POLL_MS} ms); the floor
             routerd-bgp stands on
