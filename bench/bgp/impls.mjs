@@ -107,8 +107,11 @@ function loadTimeline(text, t0, cutoff) {
   return at;
 }
 
-/** routerd-bgp with its default FIB writer (netlink when built), or the one `writer` names (ROUTERD_BGP_FIB_WRITER). */
-const routerdBgp = (writer) =>
+/**
+ * routerd-bgp with the defaults (netlink FIB writer when built, BMP ingest), or with the choices `choose` names
+ * (ROUTERD_BGP_FIB_WRITER, ROUTERD_BGP_INGEST): rows of one run differ only in these.
+ */
+const routerdBgp = (choose = {}) =>
   async function routerd(lab) {
     const dir = join(lab.dir, "routerd");
     mkdirSync(dir, { recursive: true });
@@ -122,8 +125,8 @@ const routerdBgp = (writer) =>
     // goes to BGP_BENCH_LOG when set.
     const log = join(dir, "routerd-bgp.log");
     const env = { ...process.env };
-    if (writer === undefined) delete env.ROUTERD_BGP_FIB_WRITER;
-    else env.ROUTERD_BGP_FIB_WRITER = writer;
+    for (const k of ["ROUTERD_BGP_FIB_WRITER", "ROUTERD_BGP_INGEST"]) delete env[k];
+    Object.assign(env, choose);
     const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"), env);
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
@@ -140,8 +143,10 @@ const routerdBgp = (writer) =>
   };
 
 export const IMPLEMENTATIONS = {
-  routerd: routerdBgp(undefined),
-  "routerd-ip": routerdBgp("ip"),
+  routerd: routerdBgp(),
+  "routerd-ip": routerdBgp({ ROUTERD_BGP_FIB_WRITER: "ip" }),
+  // WatchEvent instead of the default BMP ingest: both in the same run.
+  "routerd-watch": routerdBgp({ ROUTERD_BGP_INGEST: "watch" }),
 
   gobgpd: (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch),
   "gobgpd-watch": (lab) => gobgpdAlone(lab, routerdBgpConfig(), launch, "watch"),

@@ -19,8 +19,10 @@ const USAGE = `Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--on
 Rows (--only, comma-separated; default all, in this order):
   routerd   routerd-bgp: its gobgpd + our FIB writer (the default: netlink when the addon is built); also
             split: when its first and last Adj-RIB-In event arrived and when the kernel confirmed its last
-            FIB chunk (from its debug log, which also names the writer)
+            FIB chunk (from its debug log, which also names the writer); ingest BMP by default
   routerd-ip (not by default) routerd-bgp with ROUTERD_BGP_FIB_WRITER=ip: the same with \`ip -batch\`
+  routerd-watch (not by default) routerd-bgp with ROUTERD_BGP_INGEST=watch (WatchEvent) instead of the
+            default BMP ingest, split as routerd
   gobgpd    gobgpd alone: routerd-bgp's gobgpd, same flags and config, nobody watching, no FIB;
             Established → gobgpd has accepted all N (ListPeer polled every ${POLL_MS} ms); the floor
             routerd-bgp stands on

@@ -156,10 +156,11 @@ protocol bgp edge {
     }
   }
 
-  startDaemon(configPath: string, extra: string[] = []): ChildProcess {
+  /** env: variables for routerd-bgp (e.g. ROUTERD_BGP_INGEST), set with env(1) so its pid stays the daemon's. */
+  startDaemon(configPath: string, extra: string[] = [], env: Record<string, string> = {}): ChildProcess {
     this.daemon = this.spawnIn(
       this.router,
-      [process.execPath, BGP_BIN, "--config", configPath, "--instance", "edge", "--run-dir", this.runDir, "--state-dir", this.stateDir, "--root", join(this.dir, "root"), "--stale-hold", "120s", ...extra],
+      [...(Object.keys(env).length ? ["env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : []), process.execPath, BGP_BIN, "--config", configPath, "--instance", "edge", "--run-dir", this.runDir, "--state-dir", this.stateDir, "--root", join(this.dir, "root"), "--stale-hold", "120s", ...extra],
       "routerd-bgp.log",
     );
     return this.daemon;

@@ -1,12 +1,11 @@
-// One BGPRouter: its gobgpd (started or re-attached), the config applied as a diff, the WatchEvent stream
-// (peer states + pre-policy Adj-RIB-In) feeding the local RIB, whose best paths the FIB programmer writes,
-// and the redistributed prefixes. daemon.ts wires it into runDaemon; this file holds the life cycle.
-import type { ClientReadableStream } from "@grpc/grpc-js";
+// One BGPRouter: its gobgpd (started or re-attached), the config applied as a diff, the ingest (peer
+// states + pre-policy Adj-RIB-In, from BMP or WatchEvent: gobgp/ingest.ts) feeding the local RIB, whose
+// best paths the FIB programmer writes, and the redistributed prefixes. daemon.ts wires it into
+// runDaemon; this file holds the life cycle.
 import { readFileSync } from "node:fs";
 import { bgpFibTarget } from "@routerd/api";
 import { writeFileAtomic } from "@routerd/resource";
 import type { Peer } from "@routerd/gobgp-api/gen/gobgp";
-import type { WatchEvent } from "./gobgp/watch-decode.js";
 import { durationMs } from "@routerd/api";
 import type { SpanRecord } from "@routerd/daemon-kit";
 import type { Logger } from "pino";
@@ -21,11 +20,16 @@ import { BfdManager, type BfdTransition } from "./bfd/manager.js";
 import type { BfddPaths } from "./bfd/bfdd.js";
 import type { CompanionProcess } from "./companion.js";
 import { gobgpdProcess, type GobgpdPaths } from "./gobgp/gobgpd.js";
-import { isEstablished, listAdjIn, watchGobgp } from "./gobgp/watch.js";
+import { DEFAULT_INGEST, ingestKind, type Ingest, type IngestFactory, type IngestKind } from "./gobgp/ingest.js";
+import { watchIngest } from "./gobgp/watch-ingest.js";
+import { bmpIngest } from "./bmp/ingest.js";
 import { PeerTable, type PeerTransition } from "./peers.js";
 import { reattachHold } from "./reattach.js";
 import { Redistributor } from "./redistribute.js";
 import type { AdjInPath } from "./rib/attrs.js";
+
+/** The ingests by name (ROUTERD_BGP_INGEST). */
+const INGESTS: Record<IngestKind, IngestFactory> = { watch: watchIngest, bmp: bmpIngest };
 import { GracefulRestartTracker } from "./rib/graceful.js";
 import { LocalRib, ribNeighbors } from "./rib/local-rib.js";
 
@@ -55,6 +59,8 @@ export interface RouterOptions {
   onFibProgress?: () => void;
   /** The daemon's ctx.trace: FIB chunks as spans. */
   trace?: (span: SpanRecord) => void;
+  /** Where the paths come from (default: ROUTERD_BGP_INGEST, else DEFAULT_INGEST). */
+  ingest?: IngestKind;
 }
 
 function readOptional(path: string): string | undefined {
@@ -83,7 +89,8 @@ export class BgpRouter {
   private readonly graceful: GracefulRestartTracker;
   private readonly redistributor: Redistributor;
   private applied = emptyApplied();
-  private stream: ClientReadableStream<WatchEvent> | undefined;
+  private ingest: Ingest | undefined;
+  readonly ingestKind: IngestKind;
   private monitor: RouteMonitor | undefined;
   private stopping = false;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -103,6 +110,7 @@ export class BgpRouter {
 
   constructor(private readonly opts: RouterOptions) {
     this.config = opts.config;
+    this.ingestKind = opts.ingest ?? ingestKind(process.env.ROUTERD_BGP_INGEST, DEFAULT_INGEST);
     this.process = gobgpdProcess({
       paths: opts.paths,
       ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
@@ -253,64 +261,62 @@ export class BgpRouter {
   private onPeer(peer: Peer): void {
     const t = this.peers.observe(peer);
     if (t === undefined) return;
-    const gr = this.config.router.spec.gracefulRestart;
-    if (t.to !== "Established" && this.rib.hasPathsFrom(t.address)) {
-      // GoBGP sends no withdraws for a lost session's paths: they go here, all in one FIB burst.
-      const keep = gr?.enabled === true;
-      this.reevaluate(this.rib.dropNeighbor(t.address, keep));
-      if (keep) this.graceful.down(t.address, durationMsOr(gr?.restartTime, 120_000));
-    } else if (t.to === "Established") this.graceful.up(t.address);
+    if (this.ingest?.orderedSessions !== true) this.onSession(t.address, t.to === "Established");
     this.opts.onPeerTransition?.(t);
     this.opts.onChange?.();
   }
 
+  private onSession(address: string, up: boolean): void {
+    const gr = this.config.router.spec.gracefulRestart;
+    if (!up && this.rib.hasPathsFrom(address)) {
+      // GoBGP sends no withdraws for a lost session's paths: they go here, all in one FIB burst.
+      const keep = gr?.enabled === true;
+      this.reevaluate(this.rib.dropNeighbor(address, keep));
+      if (keep) this.graceful.down(address, durationMsOr(gr?.restartTime, 120_000));
+    } else if (up) this.graceful.up(address);
+  }
+
   /**
-   * Subscribes, then reads what each Established neighbor's Adj-RIB-In already holds (events arriving
-   * meanwhile are newer and applied after it). A fresh gobgpd starts empty (its hold is already set up); one
-   * that kept running (re-attach, or a broken stream) is reconciled: see reconcile().
+   * Subscribes (a fresh ingest each time), then takes the table each Established neighbor's Adj-RIB-In
+   * already holds (events arriving meanwhile are newer and applied after it). A fresh gobgpd starts empty
+   * (its hold is already set up); one that kept running (re-attach, or a broken subscription) is
+   * reconciled: see reconcile().
    */
   private subscribe(reconcile: boolean): void {
-    this.stream?.cancel();
-    let buffered: AdjInPath[][] | undefined = [];
-    const stream = watchGobgp(this.client, {
-      onPeer: (peer: Peer) => this.onPeer(peer),
-      onPaths: (paths) => {
-        if (buffered === undefined) return this.onPaths(paths);
-        buffered.push(paths);
-        for (const p of paths) this.peers.heard(p.neighbor, Date.now());
-      },
+    void this.ingest?.close();
+    const kind = this.ingestKind;
+    const ingest: Ingest = INGESTS[kind]({ client: this.client, logger: this.opts.logger.child({ component: `ingest-${kind}` }), gobgpdPid: () => this.process.pid }, {
+      onPeer: (peer) => this.ingest === ingest && this.onPeer(peer),
+      onListed: (peers) => this.ingest === ingest && this.peers.sessionsUp(peers),
+      onHeard: (neighbor) => this.peers.heard(neighbor, Date.now()),
+      onTable: (tables, established) => this.ingest === ingest && this.onTable(tables, established, reconcile),
+      onPaths: (paths) => this.ingest === ingest && this.onPaths(paths),
+      onSession: (neighbor, up) => this.ingest === ingest && this.onSession(neighbor, up),
       onEnd: (err) => {
-        if (this.stopping || this.stream !== stream) return;
-        this.opts.logger.warn({ err: err?.message }, "GoBGP watch ended");
-        // gobgpd died (its restart resubscribes) or the stream broke: resubscribe while it runs.
-        if (this.process.pid !== undefined) setTimeout(() => this.process.pid !== undefined && !this.stopping && this.stream === stream && this.subscribe(true), 500).unref();
+        if (this.stopping || this.ingest !== ingest) return;
+        this.opts.logger.warn({ err: err?.message, ingest: kind }, "GoBGP subscription ended");
+        // gobgpd died (its restart resubscribes) or the subscription broke: resubscribe while it runs.
+        if (this.process.pid !== undefined) setTimeout(() => this.process.pid !== undefined && !this.stopping && this.ingest === ingest && this.subscribe(true), 500).unref();
       },
     });
-    this.stream = stream;
-    void (async () => {
-      try {
-        const peers = await this.client.listPeers();
-        this.peers.sessionsUp(peers);
-        const established = peers.filter(isEstablished).map((p) => p.state?.neighborAddress || p.conf?.neighborAddress || "").filter(Boolean);
-        const listed = await Promise.all(established.map((n) => listAdjIn(this.client, n)));
-        if (this.stream !== stream) return;
-        this.rib.clear();
-        for (const paths of listed) for (const p of paths) this.rib.apply(p);
-        const pending = buffered ?? [];
-        buffered = undefined;
-        for (const paths of pending) for (const p of paths) this.rib.apply(p);
-        this.opts.logger.info({ neighbors: established.length, prefixes: this.rib.size, reconcile }, "Adj-RIB-In read");
-        if (!reconcile) return this.reevaluate(this.rib.prefixes());
-        // What the listing held counts as heard now: the sweep waits until the neighbor is quiet after it.
-        const listedAt = Date.now();
-        established.forEach((n, i) => listed[i]!.length > 0 && this.peers.heard(n, listedAt));
-        this.reconcile(new Set(established));
-      } catch (err) {
-        if (this.stream !== stream) return;
-        this.opts.logger.warn({ err: (err as Error).message }, "reading the Adj-RIB-In failed: resubscribing");
-        setTimeout(() => this.process.pid !== undefined && !this.stopping && this.stream === stream && this.subscribe(reconcile), 1000).unref();
+    this.ingest = ingest;
+  }
+
+  private onTable(tables: AdjInPath[][], established: string[], reconcile: boolean): void {
+    this.rib.clear();
+    const heard = new Set<string>();
+    for (const paths of tables) {
+      for (const p of paths) {
+        this.rib.apply(p);
+        heard.add(p.neighbor);
       }
-    })();
+    }
+    this.opts.logger.info({ neighbors: established.length, prefixes: this.rib.size, reconcile }, "Adj-RIB-In read");
+    if (!reconcile) return this.reevaluate(this.rib.prefixes());
+    // What the table held counts as heard now: the sweep waits until the neighbor is quiet after it.
+    const listedAt = Date.now();
+    for (const n of heard) this.peers.heard(n, listedAt);
+    this.reconcile(new Set(established));
   }
 
   /**
@@ -339,8 +345,8 @@ export class BgpRouter {
 
   private gobgpdDown(): void {
     this.phase = "GobgpdDown";
-    this.stream?.cancel();
-    this.stream = undefined;
+    void this.ingest?.close();
+    this.ingest = undefined;
     this.peers.allDown();
     // Its RIB is gone with it; the FIB stays as it is until the restarted gobgpd has relearned it.
     this.rib.clear();
@@ -391,7 +397,7 @@ export class BgpRouter {
     this.graceful.stop();
     this.redistributor.stop();
     this.monitor?.stop();
-    this.stream?.cancel();
+    await this.ingest?.close();
     await this.fib?.idle();
     this.fib?.close();
     await this.bfd.shutdown(keepGobgpd);

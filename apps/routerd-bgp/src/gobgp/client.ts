@@ -7,6 +7,7 @@ import {
   type AddDefinedSetRequest,
   type AddPathRequest,
   type AddPathResponse,
+  type AddBmpRequest,
   type GetBgpResponse,
   type UpdatePeerResponse,
   type AddPeerRequest,
@@ -103,6 +104,17 @@ export class GobgpClient {
   }
   deletePath(req: DeletePathRequest) {
     return this.call<Empty>((md, o, cb) => this.raw.deletePath(req, md, o, cb));
+  }
+
+  /** A BMP station gobgpd connects to (TCP; routerd-bgp's is on loopback: bmp/station.ts). */
+  addBmp(req: AddBmpRequest) {
+    return this.call<Empty>((md, o, cb) => this.raw.addBmp(req, md, o, cb));
+  }
+  deleteBmp(address: string, port: number) {
+    return this.call<Empty>((md, o, cb) => this.raw.deleteBmp({ address, port }, md, o, cb));
+  }
+  listBmp(): Promise<{ address: string; port: number }[]> {
+    return collect(this.raw.listBmp({}), (r) => r.station?.conf);
   }
 
   listPeers(address = "", enableAdvertised = false): Promise<Peer[]> {

@@ -22,8 +22,10 @@ export interface WatchHandlers {
   onEnd(err: Error | undefined): void;
 }
 
-export function watchGobgp(client: GobgpClient, handlers: WatchHandlers): ClientReadableStream<WatchEvent> {
-  const stream = client.watch({ peer: {}, table: { filters: [{ type: WatchEventRequest_Table_Filter_Type.ADJIN, init: false }] } });
+/** `paths`: the Adj-RIB-In events too (otherwise peer events only: the BMP ingest's status stream). */
+export function watchGobgp(client: GobgpClient, handlers: WatchHandlers, paths = true): ClientReadableStream<WatchEvent> {
+  const table = paths ? { table: { filters: [{ type: WatchEventRequest_Table_Filter_Type.ADJIN, init: false }] } } : {};
+  const stream = client.watch({ peer: {}, ...table });
   stream.on("data", (ev: WatchEvent) => {
     if (ev.peer !== undefined) {
       if (ev.peer.peer !== undefined) handlers.onPeer(ev.peer.peer, ev.peer.type);
