@@ -135,6 +135,7 @@ export class IpBatch {
 /** The `ip` FIB writer: a chunk is its lines (lines.ts), written at once to the long-lived IpBatch. */
 export class IpWriter implements FibWriter {
   readonly kind = "ip";
+  readonly flushesInBulk = true;
 
   constructor(private readonly batch: Pick<IpBatch, "submitText" | "draining" | "close">) {}
 

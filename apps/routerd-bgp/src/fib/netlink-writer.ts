@@ -24,6 +24,7 @@ interface Queued {
 export class NetlinkWriter implements FibWriter {
   readonly kind = "netlink";
   readonly draining = false;
+  readonly flushesInBulk = false;
   private readonly handle: object;
   private readonly queue: Queued[] = [];
   private busy = false;

@@ -2,6 +2,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { IpWriter, type IpBatch } from "./ip-batch.js";
 import { FibProgrammer } from "./programmer.js";
+import type { FibWriter } from "./writer.js";
 
 // The programmer's choice between lines and a flush; the lines and the flush themselves run against a real
 // kernel in test-e2e/bgp (routerd-bgp.test.ts, bfd.test.ts) and bench/bgp.
@@ -27,6 +28,35 @@ describe("FIB programmer: bulk withdraw", () => {
     fib.update("10.0.0.0/24", "192.0.2.3");
     await fib.idle();
     expect(submitted).toEqual([["route replace 10.0.0.0/24 proto 219 metric 20 table 254 via 192.0.2.3"]]);
+  });
+
+  it("never flushes with a writer whose deletes go in bulk anyway (netlink): every route is one delete", async () => {
+    const deletes: string[] = [];
+    const writer = {
+      kind: "netlink",
+      draining: false,
+      flushesInBulk: false,
+      chunk: () => {
+        let count = 0;
+        return {
+          replace: () => void count++,
+          delete: (prefix: string) => void (deletes.push(prefix), count++),
+          get count() {
+            return count;
+          },
+          submit: async () => ({ failed: new Map() }),
+        };
+      },
+      close: () => undefined,
+    } satisfies FibWriter;
+    let flushes = 0;
+    const fib = new FibProgrammer({ target: { protocol: 219, table: 254, metric: 20 }, logger: pino({ level: "silent" }), writer, flush: async () => void flushes++ });
+    await fib.loadKernel(routes(1500));
+    for (const r of routes(1500)) fib.update(r.prefix, "");
+    await fib.idle();
+    expect(flushes).toBe(0);
+    expect(deletes).toHaveLength(1500);
+    expect(fib.stats).toMatchObject({ installed: 0, flushes: 0, writes: 1500 });
   });
 
   it("deletes line by line when something stays, and never flushes on a few marks at start", async () => {

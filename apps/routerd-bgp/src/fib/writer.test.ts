@@ -2,7 +2,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { openFibWriter, type FibWriter, type WriterTable } from "./writer.js";
 
-const fake = (kind: FibWriter["kind"]): FibWriter => ({ kind, draining: false, chunk: () => ({}) as never, close: () => undefined });
+const fake = (kind: FibWriter["kind"]): FibWriter => ({ kind, draining: false, flushesInBulk: false, chunk: () => ({}) as never, close: () => undefined });
 
 function table(netlink: string | undefined): { table: WriterTable; opened: string[] } {
   const opened: string[] = [];

@@ -26,6 +26,11 @@ export interface FibWriter {
   readonly kind: FibWriterKind;
   /** True while nothing more should be submitted until what is in flight has applied (ip-batch.ts). */
   readonly draining: boolean;
+  /**
+   * Every route of ours to go at once (the only session lost): one `ip route flush` is quicker than a delete
+   * per route for `ip` (an acknowledgement per route), not for netlink (a chunk of deletes per sendmsg).
+   */
+  readonly flushesInBulk: boolean;
   chunk(target: FibTarget): FibChunk;
   close(): void;
 }
