@@ -35,7 +35,7 @@ describe("BmpFeed", () => {
   it("hands over the dump whole once every snapshot neighbor's End-of-RIBs (one per family) are in", () => {
     const { calls, send } = feed(["A", "B"]);
     send({ type: "initiation" }, up("A"), up("B", [AFI_IPV4, AFI_IPV6]), up("C"));
-    send(route("B", path("B", "10.1.0.0/24")), eor("B"), route("A", path("A", "10.0.0.0/24")), eor("A"), route("B", path("B", "2001:db8::/32")));
+    send(route("B", path("B", "10.1.0.0/24")), route("B"), eor("B"), route("A", path("A", "10.0.0.0/24")), eor("A"), route("B", path("B", "2001:db8::/32")));
     expect(calls).toEqual([]);
     send(eor("B", AFI_IPV6));
     expect(calls).toEqual(["table [10.1.0.0/24 10.0.0.0/24 2001:db8::/32] of [A B]", "up C"]);

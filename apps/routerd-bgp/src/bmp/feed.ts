@@ -59,7 +59,9 @@ export class BmpFeed {
     }
     this.phase = "dump";
     const n = ev.type === "peer-up" ? undefined : this.pending.get(ev.neighbor);
-    if (n !== undefined && ev.type === "route" && ev.endOfRib !== undefined) {
+    if (n !== undefined && ev.type === "route" && ev.endOfRib === undefined && ev.paths.length === 0) {
+      // A path of a family routerd-bgp does not read: part of the dump all the same.
+    } else if (n !== undefined && ev.type === "route" && ev.endOfRib !== undefined) {
       if (n <= 1) this.pending.delete(ev.neighbor);
       else this.pending.set(ev.neighbor, n - 1);
     } else if (n !== undefined && ev.type === "route" && (ev.paths.length === 1 && ev.paths[0]!.attrs !== undefined)) {

@@ -9,8 +9,9 @@ const captured = (name: string) => Buffer.from(readFileSync(new URL(`testdata/go
 
 function events(stream: Buffer, readSize = stream.length): BmpEvent[] {
   const out: BmpEvent[] = [];
+  const memo = {};
   const reader = new BmpReader((buf, start, end) => {
-    const ev = decodeBmp(buf, start, end);
+    const ev = decodeBmp(buf, start, end, memo);
     if (ev !== undefined) out.push(ev);
   });
   for (let i = 0; i < stream.length; i += readSize) reader.push(stream.subarray(i, i + readSize));
@@ -62,6 +63,14 @@ describe("BMP from gobgpd 3.10", () => {
       "peer-down 10.99.0.2",
       "termination",
     ]);
+  });
+
+  it("the snapshot's one-path UPDATEs with equal attributes share one attribute object (the RIB then one path object)", () => {
+    const evs = events(captured("init")).filter((e) => e.type === "route" && e.paths.length > 0);
+    const paths = evs.flatMap((e) => (e.type === "route" ? e.paths : []));
+    expect(paths.map((p) => p.prefix)).toEqual(["172.30.1.0/24", "172.30.3.0/25", "2001:db8:99::/48"]);
+    // 172.30.1.0/24 and 172.30.3.0/25 differ (MED, communities): two objects; equal ones are shared (update.test.ts).
+    expect(paths[0]!.attrs).not.toBe(paths[1]!.attrs);
   });
 
   it("the same events whatever the reads' sizes", () => {

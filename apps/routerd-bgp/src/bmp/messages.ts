@@ -4,7 +4,7 @@
 // Route Mirroring and post-policy or Loc-RIB monitoring are skipped. Pure: bytes in, events out.
 import type { AdjInPath } from "../rib/attrs.js";
 import { ipv4Text, ipv6Text } from "./text.js";
-import { AFI_IPV4, BGP_HEADER, decodeUpdate } from "./update.js";
+import { AFI_IPV4, BGP_HEADER, decodeUpdate, type AttrMemo } from "./update.js";
 
 export const BMP_VERSION = 3;
 const COMMON_HEADER = 6;
@@ -57,8 +57,8 @@ export function openFamilies(buf: Buffer, start: number, end: number): number[] 
   return afis.length > 0 ? afis : [AFI_IPV4];
 }
 
-/** One BMP message at [start, end) (its common header included). */
-export function decodeBmp(buf: Buffer, start: number, end: number): BmpEvent | undefined {
+/** One BMP message at [start, end) (its common header included); memo: the stream's last attributes (update.ts). */
+export function decodeBmp(buf: Buffer, start: number, end: number, memo?: AttrMemo): BmpEvent | undefined {
   if (buf[start] !== BMP_VERSION) throw new BmpDecodeError(`BMP version ${buf[start]}, expected ${BMP_VERSION}`);
   const type = buf[start + 5]!;
   if (type === INITIATION) return { type: "initiation" };
@@ -77,7 +77,7 @@ export function decodeBmp(buf: Buffer, start: number, end: number): BmpEvent | u
   }
   const msgEnd = body + buf.readUInt16BE(body + 16);
   if (msgEnd > end) throw new BmpDecodeError("BGP message exceeds its BMP message");
-  const u = decodeUpdate(buf, body, msgEnd, peer.neighbor, peer.twoByteAs);
+  const u = decodeUpdate(buf, body, msgEnd, peer.neighbor, peer.twoByteAs, memo);
   return { type: "route", neighbor: peer.neighbor, paths: u.paths, endOfRib: u.endOfRib };
 }
 

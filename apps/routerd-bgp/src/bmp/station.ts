@@ -53,8 +53,9 @@ export class BmpStation {
     this.current = socket;
     const conn = this.opts.onConnection();
     let failed: Error | undefined;
+    const memo = {};
     const reader = new BmpReader((buf, start, end) => {
-      const ev = decodeBmp(buf, start, end);
+      const ev = decodeBmp(buf, start, end, memo);
       if (ev !== undefined) conn.event(ev);
     });
     const idleMs = this.opts.idleMs ?? 3000;

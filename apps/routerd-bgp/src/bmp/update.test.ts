@@ -100,6 +100,18 @@ describe("decodeUpdate", () => {
     expect(got.paths[0]!.attrs!.nextHop).toBe("fd00:0:0:1::2");
   });
 
+  it("gives consecutive UPDATEs with equal attributes one attribute object (a memo per stream), and a changed one its own", () => {
+    const memo = {};
+    const one = (prefix: string, med: number) => {
+      const b = update({ origin: 0, asPath: [65002], nextHop: "192.0.2.2", med, nlri: [prefix] });
+      return decodeUpdate(b, 0, b.length, "192.0.2.2", false, memo).paths[0]!.attrs;
+    };
+    const [a, b, c] = [one("10.0.0.0/24", 5), one("10.0.1.0/24", 5), one("10.0.2.0/24", 6)];
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    expect(c?.med).toBe(6);
+  });
+
   it("reads withdrawn routes beside announcements", () => {
     const got = decode(update({ withdrawn: ["10.9.0.0/24", "10.9.1.0/24"], origin: 0, nextHop: "192.0.2.2", nlri: ["10.9.2.0/24"] }));
     expect(got.paths.map((p) => [p.prefix, p.attrs === undefined])).toEqual([["10.9.0.0/24", true], ["10.9.1.0/24", true], ["10.9.2.0/24", false]]);

@@ -36,6 +36,26 @@ export interface UpdateResult {
 
 export class BgpDecodeError extends Error {}
 
+/**
+ * The last attributes decoded on one stream: an UPDATE whose attributes equal them gets the same object.
+ * GoBGP's snapshot sends one UPDATE per path (100k for a full table), and a table load many UPDATEs with
+ * the same attributes: shared, they cost the RIB one path object per run rather than one per prefix.
+ */
+export interface AttrMemo {
+  last?: PathAttrs;
+}
+
+const sameNumbers = (a: number[], b: number[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+const sameAttrs = (a: PathAttrs, b: PathAttrs) =>
+  a.nextHop === b.nextHop && a.localPref === b.localPref && a.origin === b.origin && a.med === b.med && a.asPathLen === b.asPathLen && sameNumbers(a.asns, b.asns) && sameNumbers(a.communities, b.communities);
+
+function remembered(memo: AttrMemo | undefined, attrs: PathAttrs): PathAttrs {
+  if (memo === undefined) return attrs;
+  if (memo.last !== undefined && sameAttrs(memo.last, attrs)) return memo.last;
+  memo.last = attrs;
+  return attrs;
+}
+
 /** A unicast family we read: its NLRI address length. */
 const familyBytes = (afi: number, safi: number) => (safi !== SAFI_UNICAST ? 0 : afi === AFI_IPV4 ? 4 : afi === AFI_IPV6 ? 16 : 0);
 
@@ -44,7 +64,7 @@ const familyBytes = (afi: number, safi: number) => (safi !== SAFI_UNICAST ? 0 : 
  * 4-byte AS numbers (the BMP per-peer header's A flag), so AS_PATH holds 2-byte numbers and AS4_PATH the
  * real ones. Messages other than UPDATE give nothing.
  */
-export function decodeUpdate(buf: Buffer, start: number, end: number, neighbor: string, twoByteAs = false): UpdateResult {
+export function decodeUpdate(buf: Buffer, start: number, end: number, neighbor: string, twoByteAs = false, memo?: AttrMemo): UpdateResult {
   if (end - start < BGP_HEADER || buf[start + 18] !== UPDATE) return { paths: [] };
   let at = start + BGP_HEADER;
   const withdrawnLen = buf.readUInt16BE(at);
@@ -66,14 +86,14 @@ export function decodeUpdate(buf: Buffer, start: number, end: number, neighbor: 
     if (bytes > 0) readPrefixes(buf, nlriStart, nlriEnd, bytes, (prefix) => paths.push({ neighbor, prefix, attrs: undefined }));
   }
   if (attrsEnd < end) {
-    const attrs = s.attrs(s.nextHop);
+    const attrs = remembered(memo, s.attrs(s.nextHop));
     readPrefixes(buf, attrsEnd, end, 4, (prefix) => paths.push({ neighbor, prefix, attrs }));
   }
   if (s.reach !== undefined) {
     const [afi, safi, nhStart, nhLen, nlriStart, nlriEnd] = s.reach;
     const bytes = familyBytes(afi, safi);
     if (bytes > 0) {
-      const attrs = s.attrs(mpNextHop(buf, nhStart, nhLen));
+      const attrs = remembered(memo, s.attrs(mpNextHop(buf, nhStart, nhLen)));
       readPrefixes(buf, nlriStart, nlriEnd, bytes, (prefix) => paths.push({ neighbor, prefix, attrs }));
     }
   }
