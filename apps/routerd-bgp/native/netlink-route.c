@@ -16,7 +16,7 @@
 // NETLINK_EXT_ACK (the kernel's message, e.g. "Nexthop has invalid gateway"). JS keeps at most one
 // write in flight per handle (the async work owns the socket until it completes).
 //
-// Built by scripts/build-native.mjs with gcc against the node-api-headers package (no node-gyp):
+// Built by the repository's scripts/build-native.mjs with gcc against the node-api-headers package (no node-gyp):
 //   gcc -O2 -shared -fPIC -I<node-api-headers>/include native/netlink-route.c -o dist/native/netlink-route.node
 #define _GNU_SOURCE
 #define NAPI_VERSION 8

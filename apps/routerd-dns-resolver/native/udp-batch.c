@@ -9,7 +9,7 @@
 // returns; then the slot is free again. When every slot is busy the worker waits (the kernel's receive
 // buffer absorbs the burst), so memory stays bounded.
 //
-// Built by scripts/build-native.mjs with gcc against the node-api-headers package (no node-gyp):
+// Built by the repository's scripts/build-native.mjs with gcc against the node-api-headers package (no node-gyp):
 //   gcc -O2 -shared -fPIC -I<node-api-headers>/include native/udp-batch.c -o dist/native/udp-batch.node -lpthread
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
