@@ -12,8 +12,8 @@ import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 const repo = new URL("../..", import.meta.url).pathname;
 
 /** Starts argv in the router namespace (`ip netns exec` execs it: the pid is the program's); out: an fd for its output. */
-function launch(lab, argv, out = "ignore") {
-  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out] });
+function launch(lab, argv, out = "ignore", env = process.env) {
+  const p = spawn("ip", ["netns", "exec", lab.r, ...argv], { stdio: ["ignore", out, out], env });
   lab.procs.push(p);
   return p;
 }
@@ -105,6 +105,19 @@ function loadTimeline(text, t0, cutoff) {
   return at;
 }
 
+/**
+ * routerd-bgp's environment: the bench's plus BGP_BENCH_ENV="NAME=VALUE ..." (e.g. MALLOC_TRIM_THRESHOLD_=131072),
+ * which its children (gobgpd, ip) inherit as they would from a unit's Environment=; the other rows never see it.
+ */
+function benchEnv() {
+  const extra = (process.env.BGP_BENCH_ENV ?? "").split(" ").filter(Boolean).map((kv) => {
+    const eq = kv.indexOf("=");
+    if (eq < 1) throw new Error(`BGP_BENCH_ENV: ${kv} is not NAME=VALUE`);
+    return [kv.slice(0, eq), kv.slice(eq + 1)];
+  });
+  return { ...process.env, ...Object.fromEntries(extra) };
+}
+
 export const IMPLEMENTATIONS = {
   async routerd(lab) {
     const dir = join(lab.dir, "routerd");
@@ -118,7 +131,7 @@ export const IMPLEMENTATIONS = {
     // Its debug log (when each Adj-RIB-In event and FIB chunk arrived) gives the split of its time; a copy
     // goes to BGP_BENCH_LOG when set.
     const log = join(dir, "routerd-bgp.log");
-    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"));
+    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"), benchEnv());
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
       // Its `ip -batch` (the FIB writes, the kernel's work included) and `ip monitor` (the echo) count too.

@@ -30,6 +30,7 @@ Rows (--only, comma-separated; default all, in this order):
   ipbatch   one ip -batch of the N routes (the kernel floor)
 
 Environment: BGP_BENCH_NODE_FLAGS="..." (V8 flags for routerd-bgp; default: serve's --max-semi-space-size=4),
+BGP_BENCH_ENV="NAME=VALUE ..." (routerd-bgp's environment, e.g. MALLOC_TRIM_THRESHOLD_=131072),
 BGP_BENCH_LOG=FILE (a copy of routerd-bgp's debug log), BGP_BENCH_BIN=PATH (another routerd-bgp build's
 launcher, for an A/B of two builds: copy apps/routerd-bgp/{bin,dist,package.json} to
 dist-base/apps/routerd-bgp/ before changing the code).
