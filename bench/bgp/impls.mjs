@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, openSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { programEnvironment } from "../../packages/daemon-kit/dist/v8-flags.js";
 import { gobgpdAlone } from "./gobgpd-alone.mjs";
 import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 
@@ -108,8 +109,30 @@ function loadTimeline(text, t0, cutoff) {
 }
 
 /**
- * routerd-bgp with the defaults (netlink FIB writer when built, BMP ingest), or with the choices `choose` names
- * (ROUTERD_BGP_FIB_WRITER, ROUTERD_BGP_INGEST): rows of one run differ only in these.
+ * routerd-bgp's environment as serve gives it (the program table's, e.g. MALLOC_TRIM_THRESHOLD_), the bench's
+ * own without the row choices, the row's `choose` (ROUTERD_BGP_FIB_WRITER, ROUTERD_BGP_INGEST), then
+ * BGP_BENCH_ENV="NAME=VALUE -NAME ..." (-NAME removes one, e.g. the table's, to compare; its children, gobgpd
+ * and ip, inherit the result as from a unit's Environment=).
+ */
+function routerdEnv(choose) {
+  const env = { ...programEnvironment("routerd-bgp"), ...process.env };
+  for (const k of ["ROUTERD_BGP_FIB_WRITER", "ROUTERD_BGP_INGEST"]) delete env[k];
+  Object.assign(env, choose);
+  for (const kv of (process.env.BGP_BENCH_ENV ?? "").split(" ").filter(Boolean)) {
+    if (kv.startsWith("-")) {
+      delete env[kv.slice(1)];
+      continue;
+    }
+    const eq = kv.indexOf("=");
+    if (eq < 1) throw new Error(`BGP_BENCH_ENV: ${kv} is not NAME=VALUE or -NAME`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return env;
+}
+
+/**
+ * routerd-bgp with the defaults (netlink FIB writer when built, BMP ingest), or with the choices `choose` names:
+ * rows of one run differ only in these.
  */
 const routerdBgp = (choose = {}) =>
   async function routerd(lab) {
@@ -124,10 +147,7 @@ const routerdBgp = (choose = {}) =>
     // Its debug log (when each Adj-RIB-In event and FIB chunk arrived) gives the split of its time; a copy
     // goes to BGP_BENCH_LOG when set.
     const log = join(dir, "routerd-bgp.log");
-    const env = { ...process.env };
-    for (const k of ["ROUTERD_BGP_FIB_WRITER", "ROUTERD_BGP_INGEST"]) delete env[k];
-    Object.assign(env, choose);
-    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"), env);
+    const node = launch(lab, [process.execPath, ...flags, bin, "--config", config, "--instance", "bench", "--run-dir", join(dir, "run"), "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "debug"], openSync(log, "w"), routerdEnv(choose));
     const gobgpd = await pidFromFile(join(dir, "state/bgp/bench/companions/gobgpd.pid"));
     return {
       // Its `ip -batch` (the ip writer: the FIB writes, the kernel's work included) and `ip monitor` (the

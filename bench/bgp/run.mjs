@@ -36,6 +36,8 @@ Rows (--only, comma-separated; default all, in this order):
             BGP (the floor of the netlink writer; bench/bgp/netlink-batch.mjs)
 
 Environment: BGP_BENCH_NODE_FLAGS="..." (V8 flags for routerd-bgp; default: serve's --max-semi-space-size=4),
+BGP_BENCH_ENV="NAME=VALUE -NAME ..." (routerd-bgp's environment beyond what serve gives it, which the routerd
+rows start from: daemon-kit's program table, e.g. MALLOC_TRIM_THRESHOLD_; -NAME removes one to compare),
 BGP_BENCH_LOG=FILE (a copy of routerd-bgp's debug log), BGP_BENCH_BIN=PATH (another routerd-bgp build's
 launcher, for an A/B of two builds: copy apps/routerd-bgp/{bin,dist,package.json} to
 dist-base/apps/routerd-bgp/ before changing the code).

@@ -3,11 +3,13 @@
 // --heapsnapshot-signal): V8 node ids are stable within a process, so the nodes of the second snapshot whose
 // ids the first does not have were allocated in between and are still alive. They are grouped by
 // constructor (type:name) with count and self size, largest first, each with one retainer path.
-// Usage: node bench/soak/heap-diff.mjs FIRST.heapsnapshot SECOND.heapsnapshot [--top 25] [--depth 14]
+// --totals also compares every constructor's count and self size in the two snapshots (what grew in all, new
+// or old: an array that reallocated its backing store, a map's table).
+// Usage: node bench/soak/heap-diff.mjs FIRST.heapsnapshot SECOND.heapsnapshot [--top 25] [--depth 14] [--totals]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "25" }, depth: { type: "string", default: "14" } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "25" }, depth: { type: "string", default: "14" }, totals: { type: "boolean", default: false } } });
 if (positionals.length !== 2) {
   process.stderr.write("usage: heap-diff.mjs FIRST.heapsnapshot SECOND.heapsnapshot [--top N] [--depth N]\n");
   process.exit(2);
@@ -39,7 +41,8 @@ const label = (h, i) => {
   const name = h.strings[h.snap.nodes[i * h.N + h.f.name]];
   if (type === "string" || type === "concatenated string" || type === "sliced string") return "(string)";
   if (type === "number") return "(number)";
-  if (type === "code") return "(compiled code)";
+  // V8's code space by kind (bytecode, feedback, optimized or baseline code, their metadata): what the JIT keeps.
+  if (type === "code") return `code:${name.startsWith("(code for ") ? "(code for a function)" : name}`;
   return `${type}:${name.length > 60 ? name.slice(0, 57) + "..." : name}`;
 };
 
@@ -82,6 +85,7 @@ const a = load(positionals[0]);
 const ids = new Set();
 for (let i = 0; i < a.count; i++) ids.add(a.snap.nodes[i * a.N + a.f.id]);
 const totalA = sumSelf(a);
+const totalsA = values.totals ? totals(a) : undefined;
 a.snap = undefined;
 
 const b = load(positionals[1]);
@@ -93,6 +97,19 @@ for (let i = 0; i < b.count; i++) {
   g.count++;
   g.self += b.snap.nodes[i * b.N + b.f.self_size];
   groups.set(key, g);
+}
+
+/** Count and self size per constructor label. */
+function totals(h) {
+  const m = new Map();
+  for (let i = 0; i < h.count; i++) {
+    const key = label(h, i);
+    const g = m.get(key) ?? { count: 0, self: 0 };
+    g.count++;
+    g.self += h.snap.nodes[i * h.N + h.f.self_size];
+    m.set(key, g);
+  }
+  return m;
 }
 
 function sumSelf(h) {
@@ -108,4 +125,15 @@ process.stdout.write(`heap: ${(totalA / 1e6).toFixed(2)} MB → ${(sumSelf(b) / 
 for (const [key, g] of top) {
   process.stdout.write(`${(g.self / 1e3).toFixed(1).padStart(9)} kB ${String(g.count).padStart(7)}×  ${key}\n`);
   process.stdout.write(`            ← ${pathUp(b, rev, g.sample, Number(values.depth)).join(" ← ")}\n`);
+}
+if (totalsA) {
+  const totalsB = totals(b);
+  const keys = new Set([...totalsA.keys(), ...totalsB.keys()]);
+  const zero = { count: 0, self: 0 };
+  const rows = [...keys].map((k) => ({ k, a: totalsA.get(k) ?? zero, b: totalsB.get(k) ?? zero })).map((r) => ({ ...r, d: r.b.self - r.a.self }));
+  rows.sort((x, y) => Math.abs(y.d) - Math.abs(x.d));
+  process.stdout.write(`\nby constructor (self size and count, first → second snapshot), largest change first:\n`);
+  for (const r of rows.slice(0, Number(values.top))) {
+    process.stdout.write(`${((r.d >= 0 ? "+" : "") + (r.d / 1e3).toFixed(1)).padStart(9)} kB  ${(r.a.self / 1e3).toFixed(1)} → ${(r.b.self / 1e3).toFixed(1)} kB  ${r.a.count} → ${r.b.count}×  ${r.k}\n`);
+  }
 }

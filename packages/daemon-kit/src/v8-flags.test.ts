@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { V8_FLAGS, applyV8Flags, commandLineV8Flags, flagName, runtimeV8Flags } from "./v8-flags.js";
+import { V8_FLAGS, applyV8Flags, commandLineV8Flags, flagName, programEnvironment, runtimeV8Flags } from "./v8-flags.js";
 
 const repo = new URL("../../..", import.meta.url).pathname;
 
@@ -48,11 +48,30 @@ describe("V8 flags per program", () => {
     expect(new Set(set).size).toBe(set.length);
   });
 
-  it.each(Object.keys(V8_FLAGS))("%s: the launcher's shebang names the table's command-line flags", (program) => {
+  it.each(Object.keys(V8_FLAGS))("%s: the launcher's shebang names the table's environment and command-line flags", (program) => {
     const launcher = program === "routerd" ? "apps/routerd/bin/routerd.js" : `apps/${program}/bin/${program}.js`;
-    const shebang = readFileSync(`${repo}/${launcher}`, "utf8").split("\n")[0];
-    const flags = shebang.replace(/^#!\/usr\/bin\/env (-S )?node ?/, "").split(" ").filter(Boolean);
-    expect(flags).toEqual(commandLineV8Flags(program));
+    const shebang = readFileSync(`${repo}/${launcher}`, "utf8").split("\n")[0]!;
+    const words = shebang.replace(/^#!\/usr\/bin\/env (-S )?/, "").split(" ").filter(Boolean);
+    const node = words.indexOf("node");
+    expect(node).toBeGreaterThanOrEqual(0);
+    const env = Object.fromEntries(words.slice(0, node).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]));
+    expect(env).toEqual(programEnvironment(program));
+    expect(words.slice(node + 1)).toEqual(commandLineV8Flags(program));
+  });
+
+  it("gives routerd-bgp glibc's fixed trim threshold and no other program an environment of its own", () => {
+    expect(programEnvironment("routerd-bgp")).toEqual({ MALLOC_TRIM_THRESHOLD_: "131072" });
+    for (const program of Object.keys(V8_FLAGS).filter((p) => p !== "routerd-bgp")) expect(programEnvironment(program)).toEqual({});
+    expect(programEnvironment("routerd-unknown")).toEqual({});
+  });
+
+  it("the bgp launcher's shebang really sets the variable for node (env -S)", () => {
+    const launcher = `${repo}/apps/routerd-bgp/bin/routerd-bgp.js`;
+    const line = readFileSync(launcher, "utf8").split("\n")[0]!.replace(/^#!/, "");
+    // As the kernel runs a shebang: the interpreter, the rest of the line as one argument, then (here) `-e` code.
+    const space = line.indexOf(" ");
+    const out = execFileSync(line.slice(0, space), [line.slice(space + 1), "-e", "process.stdout.write(process.env.MALLOC_TRIM_THRESHOLD_ ?? '')"], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+    expect(out).toBe("131072");
   });
 
   it("serve's flags leave no compiled code for the same work in a real node process", () => {

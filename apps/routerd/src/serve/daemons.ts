@@ -27,7 +27,7 @@ import {
   type PPPoESessionSpec,
   VRRP_DAEMON,
 } from "@routerd/api";
-import { commandLineV8Flags } from "@routerd/daemon-kit/v8-flags";
+import { commandLineV8Flags, programEnvironment } from "@routerd/daemon-kit/v8-flags";
 import { renderDnsResolverConfig, renderKeepalivedConfig, vrrpAddresses } from "@routerd/render";
 import { ingressProbes } from "../core/ingress.js";
 import type { DaemonSpec } from "./supervisor.js";
@@ -50,10 +50,14 @@ function commonArgs(instance: string, dirs: DaemonDirs): string[] {
   return ["--instance", instance, "--run-dir", dirs.runDir, "--state-dir", dirs.stateDir];
 }
 
-/** routerd's own daemons run with the same node as routerd (with the V8 flags their launcher's shebang names). */
-function nodeDaemon(daemon: string, args: string[], nodeFlags: string[] = []): { command: string[]; match: string } {
+/**
+ * routerd's own daemons run with the same node as routerd, with the V8 flags and the environment their launcher's
+ * shebang names (daemon-kit's v8-flags.ts).
+ */
+function nodeDaemon(daemon: string, args: string[], nodeFlags: string[] = []): Pick<DaemonSpec, "command" | "match" | "environment"> {
   const program = daemonProgram(daemon);
-  return { command: [process.execPath, ...nodeFlags, program, ...args], match: program };
+  const environment = programEnvironment(`routerd-${daemon}`);
+  return { command: [process.execPath, ...nodeFlags, program, ...args], match: program, ...(Object.keys(environment).length > 0 ? { environment } : {}) };
 }
 
 /** Heap sizes node takes on its command line only (their launchers' shebangs name the same): daemon-kit's v8-flags.ts. */

@@ -23,6 +23,8 @@ export interface DaemonSpec {
   /** Config routerd writes for the daemon; a change is delivered with SIGHUP, or a restart when `restartOnConfigChange`. */
   config?: { path: string; content: string };
   restartOnConfigChange?: boolean;
+  /** The program's own environment (glibc's malloc settings: daemon-kit's v8-flags.ts); serve's environment wins. */
+  environment?: Readonly<Record<string, string>>;
 }
 
 interface PidRecord {
@@ -247,7 +249,8 @@ const daemonLogFile = (stateDir: string, daemon: string, instance: string) => jo
  * Starts a daemon detached (its own process group: a kill -9 of serve does not take it along), its output
  * appended to its daemon.log, and records its pid file; the pid, or undefined when it could not be spawned.
  * A supervisor that later ensures the same spec re-attaches to it (the pid file's digest matches).
- * The daemon gets PROGRAM_ENVIRONMENT (what its systemd unit sets too) unless `env` sets those names itself.
+ * The daemon gets PROGRAM_ENVIRONMENT (what its systemd unit sets too) and its spec's environment (what its
+ * launcher's shebang sets) unless `env` sets those names itself.
  */
 export function launchDaemon(spec: DaemonSpec, dirs: { runDir: string; stateDir: string }, env: NodeJS.ProcessEnv, clock: () => number = Date.now): number | undefined {
   const log = daemonLogFile(dirs.stateDir, spec.daemon, spec.instance);
@@ -256,7 +259,7 @@ export function launchDaemon(spec: DaemonSpec, dirs: { runDir: string; stateDir:
   mkdirSync(dirname(pidFile), { recursive: true });
   const fd = openSync(log, "a", 0o600);
   const [exe, ...argv] = spec.command as [string, ...string[]];
-  const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env: { ...PROGRAM_ENVIRONMENT, ...env } });
+  const child = spawn(exe, argv, { detached: true, stdio: ["ignore", fd, fd], env: { ...PROGRAM_ENVIRONMENT, ...spec.environment, ...env } });
   closeSync(fd);
   child.unref();
   if (!child.pid) return undefined;
