@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, openSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { programEnvironment } from "../../packages/daemon-kit/dist/v8-flags.js";
+import { PROGRAM_ENVIRONMENT } from "../../packages/render/dist/units/programs.js";
 import { gobgpdAlone } from "./gobgpd-alone.mjs";
 import { PEER_AS, PEER_IP, ROUTER_AS, ROUTER_IP, sh, sleep } from "./lab.mjs";
 
@@ -109,13 +110,14 @@ function loadTimeline(text, t0, cutoff) {
 }
 
 /**
- * routerd-bgp's environment as serve gives it (the program table's, e.g. MALLOC_TRIM_THRESHOLD_), the bench's
+ * routerd-bgp's environment as serve and its unit give it (every daemon's MALLOC_ARENA_MAX, the program table's
+ * MALLOC_TRIM_THRESHOLD_), the bench's
  * own without the row choices, the row's `choose` (ROUTERD_BGP_FIB_WRITER, ROUTERD_BGP_INGEST), then
  * BGP_BENCH_ENV="NAME=VALUE -NAME ..." (-NAME removes one, e.g. the table's, to compare; its children, gobgpd
  * and ip, inherit the result as from a unit's Environment=).
  */
 function routerdEnv(choose) {
-  const env = { ...programEnvironment("routerd-bgp"), ...process.env };
+  const env = { ...PROGRAM_ENVIRONMENT, ...programEnvironment("routerd-bgp"), ...process.env };
   for (const k of ["ROUTERD_BGP_FIB_WRITER", "ROUTERD_BGP_INGEST"]) delete env[k];
   Object.assign(env, choose);
   for (const kv of (process.env.BGP_BENCH_ENV ?? "").split(" ").filter(Boolean)) {
