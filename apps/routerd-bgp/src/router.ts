@@ -27,11 +27,11 @@ import { PeerTable, type PeerTransition } from "./peers.js";
 import { reattachHold } from "./reattach.js";
 import { Redistributor } from "./redistribute.js";
 import type { AdjInPath } from "./rib/attrs.js";
+import { GracefulRestartTracker } from "./rib/graceful.js";
+import { LocalRib, ribNeighbors } from "./rib/local-rib.js";
 
 /** The ingests by name (ROUTERD_BGP_INGEST). */
 const INGESTS: Record<IngestKind, IngestFactory> = { watch: watchIngest, bmp: bmpIngest };
-import { GracefulRestartTracker } from "./rib/graceful.js";
-import { LocalRib, ribNeighbors } from "./rib/local-rib.js";
 
 export interface RouterOptions {
   config: BgpConfig;
