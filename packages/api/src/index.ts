@@ -87,7 +87,7 @@ export { INFINITE_LIFETIME, delegatedLanAddress, type DelegatedLanAddress, type 
 export { ipv6LanServices, type IPv6RouterAdvertisementSpec, type Ipv6LanMode, type Ipv6LanServices } from "./kinds/ipv6-router-advertisement.js";
 export { dhcpv6DnsServers, poolLeaseTime, type DHCPv6ServerSpec } from "./kinds/dhcpv6-server.js";
 export { delegatedInformation, informationSource, onWan, type DHCPv6InformationSpec } from "./kinds/dhcpv6-information.js";
-export { deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, type DerivedAddress, type Ipv6Prefix } from "./kinds/ipv6-prefix.js";
+export { compressedZeroRun, deriveLanAddress, formatIpv6, parseIpv6, parseIpv6Prefix, type DerivedAddress, type Ipv6Prefix } from "./kinds/ipv6-prefix.js";
 export {
   BGP_DAEMON,
   BGP_DEFAULT_METRIC,

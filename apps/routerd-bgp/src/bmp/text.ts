@@ -1,6 +1,7 @@
 // Addresses and prefixes from wire bytes as GoBGP prints them (Go's net.IP String: dotted IPv4; IPv6
 // lower-case hex, the longest run of two or more zero groups as "::", the first of equal runs), each one
 // flat string: the RIB and the FIB keep them as keys, so no concatenated (cons) string per prefix.
+import { compressedZeroRun } from "@routerd/api";
 
 /** Where the text is assembled (an IPv6 prefix is at most 43 characters). */
 const TEXT = Buffer.alloc(64);
@@ -38,19 +39,7 @@ function putAddress(buf: Buffer, start: number, n: number, width: number): numbe
   }
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((byte(i) << 8) | byte(i + 1));
-  // The longest run of zero groups (at least two) becomes "::".
-  let runStart = -1;
-  let runLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > runLen && j - i >= 2) [runStart, runLen] = [i, j - i];
-    i = j;
-  }
+  const { at: runStart, len: runLen } = compressedZeroRun(groups);
   for (let i = 0; i < 8; i++) {
     if (i === runStart) {
       TEXT[at++] = 0x3a;

@@ -5,47 +5,41 @@ import { byteSize, liveMessages } from "./live-status.js";
 
 const NET = "net.routerd.net/v1alpha1";
 const r = (kind: string, name: string, spec: Record<string, unknown>) => ({ apiVersion: NET, kind, metadata: { name }, spec });
-const loaded = loadConfig(
-  JSON.stringify({
-    apiVersion: "routerd.net/v1alpha1",
-    kind: "Router",
-    metadata: { name: "t" },
+/** A Router config of `resources`, loaded and checked (a fixture that does not validate fails the file at once). */
+function routerConfig(file: string, resources: unknown[]) {
+  const loaded = loadConfig(JSON.stringify({ apiVersion: "routerd.net/v1alpha1", kind: "Router", metadata: { name: "t" }, spec: { resources } }), file);
+  if (!loaded.config) throw new Error(JSON.stringify(loaded.issues));
+  return loaded.config;
+}
+const config = routerConfig("t.yaml", [
+  r("Interface", "wan1", {}),
+  r("Interface", "wan2", {}),
+  r("DHCPv4Client", "isp1", { interface: "wan1" }),
+  r("DHCPv4Client", "isp2", { interface: "wan2", routeMetric: 200 }),
+  r("DHCPv6PrefixDelegation", "pd", { interface: "wan1" }),
+  r("HealthCheck", "up1", { type: "icmp", target: "192.0.2.1" }),
+  r("HealthCheck", "up2", { type: "icmp", target: "192.0.2.2" }),
+  {
+    apiVersion: "firewall.routerd.net/v1alpha1",
+    kind: "IngressService",
+    metadata: { name: "web" },
     spec: {
-      resources: [
-        r("Interface", "wan1", {}),
-        r("Interface", "wan2", {}),
-        r("DHCPv4Client", "isp1", { interface: "wan1" }),
-        r("DHCPv4Client", "isp2", { interface: "wan2", routeMetric: 200 }),
-        r("DHCPv6PrefixDelegation", "pd", { interface: "wan1" }),
-        r("HealthCheck", "up1", { type: "icmp", target: "192.0.2.1" }),
-        r("HealthCheck", "up2", { type: "icmp", target: "192.0.2.2" }),
-        {
-          apiVersion: "firewall.routerd.net/v1alpha1",
-          kind: "IngressService",
-          metadata: { name: "web" },
-          spec: {
-            listen: { interface: "wan1", protocol: "tcp", port: 80 },
-            backends: [
-              { name: "web1", address: "192.168.10.21", port: 8000 },
-              { name: "web2", address: "192.168.10.22", port: 8000 },
-              { name: "web3", address: "192.168.10.23", port: 8000 },
-            ],
-          },
-        },
-        r("EgressRoutePolicy", "internet", {
-          sourceCIDRs: ["192.168.10.0/24"],
-          candidates: [
-            { name: "isp1", interface: "wan1", table: 101, mark: "0x101", priority: 1101, weight: 200, healthCheck: "up1" },
-            { name: "isp2", interface: "wan2", table: 102, mark: "0x102", priority: 1102, healthCheck: "up2" },
-          ],
-        }),
+      listen: { interface: "wan1", protocol: "tcp", port: 80 },
+      backends: [
+        { name: "web1", address: "192.168.10.21", port: 8000 },
+        { name: "web2", address: "192.168.10.22", port: 8000 },
+        { name: "web3", address: "192.168.10.23", port: 8000 },
       ],
     },
+  },
+  r("EgressRoutePolicy", "internet", {
+    sourceCIDRs: ["192.168.10.0/24"],
+    candidates: [
+      { name: "isp1", interface: "wan1", table: 101, mark: "0x101", priority: 1101, weight: 200, healthCheck: "up1" },
+      { name: "isp2", interface: "wan2", table: 102, mark: "0x102", priority: 1102, healthCheck: "up2" },
+    ],
   }),
-  "t.yaml",
-);
-if (!loaded.config) throw new Error(JSON.stringify(loaded.issues));
-const config = loaded.config;
+]);
 
 describe("liveMessages", () => {
   it("says which lease, prefix, probe state and uplink each resource has right now", () => {
@@ -89,28 +83,16 @@ describe("liveMessages", () => {
 describe("liveMessages for WireGuard peers and NTP clients", () => {
   const key = (c: string) => `${c.repeat(42)}${"A"}=`;
   const SYSTEM = "system.routerd.net/v1alpha1";
-  const wg = loadConfig(
-    JSON.stringify({
-      apiVersion: "routerd.net/v1alpha1",
-      kind: "Router",
-      metadata: { name: "t" },
-      spec: {
-        resources: [
-          r("Interface", "wan1", {}),
-          r("DHCPv4Client", "isp1", { interface: "wan1" }),
-          r("WireGuardInterface", "wg0", { listenPort: 51820, privateKeyFile: "/etc/routerd/wg0.key" }),
-          r("WireGuardPeer", "laptop", { interface: "wg0", publicKey: key("a"), allowedIPs: ["10.99.0.2/32"] }),
-          r("WireGuardPeer", "office", { interface: "wg0", publicKey: key("b"), allowedIPs: ["10.99.1.0/24"], endpoint: "203.0.113.9:51820" }),
-          r("WireGuardPeer", "spare", { interface: "wg0", publicKey: key("c"), allowedIPs: ["10.99.2.0/24"] }),
-          { apiVersion: SYSTEM, kind: "NTPClient", metadata: { name: "fixed" }, spec: { provider: "chrony", servers: ["192.0.2.123"] } },
-          { apiVersion: SYSTEM, kind: "NTPClient", metadata: { name: "leased" }, spec: { provider: "chrony", source: "dhcp", serverFrom: [{ resource: "DHCPv4Client/isp1", field: "ntpServers" }] } },
-        ],
-      },
-    }),
-    "wg.yaml",
-  );
-  if (!wg.config) throw new Error(JSON.stringify(wg.issues));
-  const wgConfig = wg.config;
+  const wgConfig = routerConfig("wg.yaml", [
+    r("Interface", "wan1", {}),
+    r("DHCPv4Client", "isp1", { interface: "wan1" }),
+    r("WireGuardInterface", "wg0", { listenPort: 51820, privateKeyFile: "/etc/routerd/wg0.key" }),
+    r("WireGuardPeer", "laptop", { interface: "wg0", publicKey: key("a"), allowedIPs: ["10.99.0.2/32"] }),
+    r("WireGuardPeer", "office", { interface: "wg0", publicKey: key("b"), allowedIPs: ["10.99.1.0/24"], endpoint: "203.0.113.9:51820" }),
+    r("WireGuardPeer", "spare", { interface: "wg0", publicKey: key("c"), allowedIPs: ["10.99.2.0/24"] }),
+    { apiVersion: SYSTEM, kind: "NTPClient", metadata: { name: "fixed" }, spec: { provider: "chrony", servers: ["192.0.2.123"] } },
+    { apiVersion: SYSTEM, kind: "NTPClient", metadata: { name: "leased" }, spec: { provider: "chrony", source: "dhcp", serverFrom: [{ resource: "DHCPv4Client/isp1", field: "ntpServers" }] } },
+  ]);
   const device = (peers: { publicKey: string; endpoint?: string; latestHandshake?: string; transferRxBytes: number; transferTxBytes: number }[]) =>
     new Map([["wg0", { ifname: "wg0", backend: "wireguard-go" as const, listenPort: 51820, peers: peers.map((p) => ({ allowedIPs: [], ...p })) }]]);
 
@@ -156,22 +138,10 @@ describe("liveMessages for WireGuard peers and NTP clients", () => {
 });
 
 describe("liveMessages for BGP", () => {
-  const bgp = loadConfig(
-    JSON.stringify({
-      apiVersion: "routerd.net/v1alpha1",
-      kind: "Router",
-      metadata: { name: "t" },
-      spec: {
-        resources: [
-          r("BGPRouter", "edge", { asn: 64512, routerID: "192.0.2.1" }),
-          r("BGPPeer", "isps", { routerRef: "edge", peerASN: 64500, peers: ["198.51.100.1", "203.0.113.1"] }),
-        ],
-      },
-    }),
-    "bgp.yaml",
-  );
-  if (!bgp.config) throw new Error(JSON.stringify(bgp.issues));
-  const bgpConfig = bgp.config;
+  const bgpConfig = routerConfig("bgp.yaml", [
+    r("BGPRouter", "edge", { asn: 64512, routerID: "192.0.2.1" }),
+    r("BGPPeer", "isps", { routerRef: "edge", peerASN: 64500, peers: ["198.51.100.1", "203.0.113.1"] }),
+  ]);
   const details = {
     prefixes: 3,
     peers: [

@@ -22,22 +22,31 @@ export function parseIpv6(text: string): bigint | undefined {
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(Number.parseInt(g, 16)), 0n);
 }
 
-/** RFC 5952 text: lower case, the longest run of two or more zero groups (the first on a tie) as "::". */
-export function formatIpv6(value: bigint): string {
-  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
+/**
+ * The run of zero groups RFC 5952 writes as "::": the longest of two or more (the first on a tie), or
+ * `{ at: -1, len: 0 }` when there is none. Shared with routerd-bgp's wire-byte formatter (bmp/text.ts).
+ */
+export function compressedZeroRun(groups: ArrayLike<number>): { at: number; len: number } {
   let best = { at: -1, len: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < groups.length; ) {
     if (groups[i] !== 0) {
       i++;
       continue;
     }
     let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > best.len) best = { at: i, len: j - i };
+    while (j < groups.length && groups[j] === 0) j++;
+    if (j - i > best.len && j - i >= 2) best = { at: i, len: j - i };
     i = j;
   }
+  return best;
+}
+
+/** RFC 5952 text: lower case, the longest run of two or more zero groups (the first on a tie) as "::". */
+export function formatIpv6(value: bigint): string {
+  const groups = Array.from({ length: 8 }, (_, i) => Number((value >> BigInt(112 - 16 * i)) & 0xffffn));
+  const best = compressedZeroRun(groups);
   const hex = groups.map((g) => g.toString(16));
-  if (best.len < 2) return hex.join(":");
+  if (best.at < 0) return hex.join(":");
   return `${hex.slice(0, best.at).join(":")}::${hex.slice(best.at + best.len).join(":")}`;
 }
 
