@@ -22,9 +22,24 @@ export const PEER_AS = 65002;
 /** The i-th benchmark prefix: /24s from 16.0.0.0 up. */
 export const prefixAt = (i) => `${16 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.0/24`;
 
+/** Labs made and not yet destroyed: what a signal must remove (destroyLabsOnSignal). */
+const liveLabs = new Set();
+
 export function makeLab() {
   const id = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
   const lab = { id, r: `bgb-r-${id}`, p: `bgb-p-${id}`, dir: mkdtempSync(join(tmpdir(), "bgp-bench-")), procs: [] };
+  liveLabs.add(lab);
+  try {
+    buildLab(lab);
+  } catch (err) {
+    destroyLab(lab);
+    throw err;
+  }
+  return lab;
+}
+
+function buildLab(lab) {
+  const { id } = lab;
   sh("ip", ["netns", "add", lab.r]);
   sh("ip", ["netns", "add", lab.p]);
   sh("ip", ["link", "add", `bgbr${id}`.slice(0, 15), "netns", lab.r, "type", "veth", "peer", "name", `bgbp${id}`.slice(0, 15), "netns", lab.p]);
@@ -42,10 +57,10 @@ export function makeLab() {
   lab.fibPid = holder.pid;
   lab.inR = inR;
   lab.inP = inP;
-  return lab;
 }
 
 export function destroyLab(lab) {
+  liveLabs.delete(lab);
   for (const p of lab.procs) {
     try {
       process.kill(p.pid, "SIGKILL");
@@ -61,6 +76,21 @@ export function destroyLab(lab) {
     } catch {}
   }
   rmSync(lab.dir, { recursive: true, force: true });
+}
+
+/**
+ * A benchmark stopped from outside (Ctrl-C, a timeout's SIGTERM) removes every lab it still has: namespaces, the
+ * processes in them and the lab's directory. For scripts that stop at once; churn.mjs stops its own loop instead.
+ */
+export function destroyLabsOnSignal() {
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      const labs = [...liveLabs];
+      for (const lab of labs) destroyLab(lab);
+      process.stderr.write(`${signal}: removed ${labs.length} lab(s)\n`);
+      process.exit(130);
+    });
+  }
 }
 
 /** Main-table prefixes of the router namespace's IPv4 FIB (fib_triestat "Prefixes:" of the Main section). */

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { POLL_MS } from "./gobgpd-alone.mjs";
 import { IMPLEMENTATIONS } from "./impls.mjs";
-import { PEER_IP, destroyLab, fibPrefixes, makeLab, prefixAt, procStats, sleep, startPeer, waitFib } from "./lab.mjs";
+import { PEER_IP, destroyLab, destroyLabsOnSignal, fibPrefixes, makeLab, prefixAt, procStats, sleep, startPeer, waitFib } from "./lab.mjs";
 
 const USAGE = `Usage: node bench/bgp/run.mjs [--n 10000,100000] [--runs 3] [--only ROWS] [--flaps 5] [--json]
 
@@ -220,6 +220,7 @@ async function measureNetlinkBatch(n) {
   }
 }
 
+destroyLabsOnSignal();
 const results = {};
 for (const n of sizes) {
   results[n] = {};
