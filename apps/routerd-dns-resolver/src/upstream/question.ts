@@ -54,5 +54,6 @@ export function acceptResponse(wire: Buffer, id: number, q: UpstreamQuestion): M
 export const isTruncated = (m: Message): boolean => (m.flags & FLAG.TC) !== 0;
 
 export function upstreamQuestion(name: Name, type: number, opts: { dnssecOk: boolean; checkingDisabled: boolean }): UpstreamQuestion {
-  return { name, type, class: CLASS.IN, ...opts };
+  // A plain literal, not a spread: one hidden class for every question (see wire/message.ts decodeMessage).
+  return { name, type, class: CLASS.IN, dnssecOk: opts.dnssecOk, checkingDisabled: opts.checkingDisabled };
 }

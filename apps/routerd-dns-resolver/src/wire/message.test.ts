@@ -126,4 +126,27 @@ describe("query parser", () => {
     expect(parseQuery(pointer)).toMatchObject({ rcode: RCODE.FORMERR });
     expect(parseQuery(q.subarray(0, 20))).toMatchObject({ rcode: RCODE.FORMERR });
   });
+  it("gives every encoded message its own bytes, with no compression targets carried over from the one before", () => {
+    const first = encodeMessage(sample());
+    const firstCopy = Buffer.from(first.wire);
+    // A different message after it: its names must not point into the first message.
+    const other: Message = { ...sample(), id: 7, answers: [rr("web.example.com.", "A", "192.0.2.9")], authorities: [], additionals: [] };
+    const second = encodeMessage(other);
+    expect(first.wire.equals(firstCopy)).toBe(true);
+    expect(second.wire.buffer === first.wire.buffer && second.wire.byteOffset === first.wire.byteOffset).toBe(false);
+    const p = dnsPacket.decode(second.wire);
+    expect(p.id).toBe(7);
+    expect(p.answers?.map((a) => [a.name, (a as { data: unknown }).data])).toEqual([["web.example.com", "192.0.2.9"]]);
+    // Same message twice: same bytes (nothing left over in the shared writer).
+    expect(encodeMessage(sample()).wire.equals(firstCopy)).toBe(true);
+  });
+
+  it("decodes a message without EDNS to one without an edns key, and one with EDNS to the same fields plus edns", () => {
+    const withEdns = decodeMessage(encodeMessage(sample()).wire);
+    const { edns: _ignored, ...rest } = sample();
+    const without = decodeMessage(encodeMessage(rest).wire);
+    expect(Object.keys(without)).toEqual(["id", "flags", "rcode", "questions", "answers", "authorities", "additionals"]);
+    expect(Object.keys(withEdns)).toEqual([...Object.keys(without), "edns"]);
+    expect(withEdns.edns).toEqual({ udpSize: 1232, version: 0, flags: EDNS_DO, options: [] });
+  });
 });

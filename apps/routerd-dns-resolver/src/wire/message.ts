@@ -115,17 +115,14 @@ export function decodeMessage(buf: Buffer): Message {
   pos = readRecords(buf, pos, ns, authorities, undefined);
   const opt: { edns?: Edns; extRcode: number } = { extRcode: 0 };
   readRecords(buf, pos, ar, additionals, opt);
-  const msg: Message = {
-    id,
-    flags: word & ~RCODE_MASK,
-    rcode: (opt.extRcode << 4) | (word & RCODE_MASK),
-    questions,
-    answers,
-    authorities,
-    additionals,
-  };
-  if (opt.edns !== undefined) msg.edns = opt.edns;
-  return msg;
+  const flags = word & ~RCODE_MASK;
+  const rcode = (opt.extRcode << 4) | (word & RCODE_MASK);
+  // One literal per shape, not a property added afterwards: a message's hidden class then comes from the
+  // literal's site and lives as long as the code, so an idle full GC does not kill it and deoptimize every
+  // function that saw it (docs/performance.md, "Soak", session 10).
+  return opt.edns === undefined
+    ? { id, flags, rcode, questions, answers, authorities, additionals }
+    : { id, flags, rcode, questions, answers, authorities, additionals, edns: opt.edns };
 }
 
 export function opcodeOf(flags: number): number {
@@ -136,14 +133,24 @@ export function dnssecOk(msg: Pick<Message, "edns">): boolean {
   return msg.edns !== undefined && (msg.edns.flags & EDNS_DO) !== 0;
 }
 
-/** A growable buffer with name compression. */
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A growable buffer with name compression. One writer serves every message (encodeMessage is synchronous):
+ * a long-lived object keeps its hidden class and its Map's backing store across full collections, where a
+ * writer per message left the optimized encode path to be deoptimized and compiled again after each one.
+ */
 class Writer {
-  buf: Buffer;
+  buf: Buffer = EMPTY;
   len = 0;
   private readonly names = new Map<string, number>();
 
-  constructor(size: number) {
+  /** Starts a message in a fresh buffer of `size` bytes (the caller keeps the buffer it is given). */
+  begin(size: number): this {
     this.buf = Buffer.allocUnsafe(size);
+    this.len = 0;
+    this.names.clear();
+    return this;
   }
 
   private reserve(n: number): void {
@@ -254,13 +261,16 @@ function writeOpt(w: Writer, edns: Edns, rcode: number): void {
   w.buf.writeUInt16BE(w.len - lenAt - 2, lenAt);
 }
 
+const writer = new Writer();
+
+function writeHeader(w: Writer, msg: Message, flags: number, counts: number[]): void {
+  w.buf.writeUInt16BE(msg.id, 0);
+  w.buf.writeUInt16BE((flags & ~RCODE_MASK) | (msg.rcode & RCODE_MASK), 2);
+  for (let i = 0; i < counts.length; i++) w.buf.writeUInt16BE(counts[i]!, 4 + 2 * i);
+}
+
 export function encodeMessage(msg: Message, opts: EncodeOptions = {}): Encoded {
-  const w = new Writer(512);
-  const header = (flags: number, counts: number[]): void => {
-    w.buf.writeUInt16BE(msg.id, 0);
-    w.buf.writeUInt16BE((flags & ~RCODE_MASK) | (msg.rcode & RCODE_MASK), 2);
-    counts.forEach((c, i) => w.buf.writeUInt16BE(c, 4 + 2 * i));
-  };
+  const w = writer.begin(512);
   w.len = 12;
   for (const q of msg.questions) {
     w.name(q.name, true);
@@ -269,8 +279,9 @@ export function encodeMessage(msg: Message, opts: EncodeOptions = {}): Encoded {
   }
   const afterQuestion = w.len;
   const ttlOffsets: number[] = [];
-  const sections = [msg.answers, msg.authorities, msg.additionals];
-  for (const section of sections) for (const rr of section) writeRecord(w, rr, ttlOffsets);
+  for (const rr of msg.answers) writeRecord(w, rr, ttlOffsets);
+  for (const rr of msg.authorities) writeRecord(w, rr, ttlOffsets);
+  for (const rr of msg.additionals) writeRecord(w, rr, ttlOffsets);
   const optSize = msg.edns === undefined ? 0 : 11 + msg.edns.options.reduce((n, o) => n + 4 + o.data.length, 0);
   const counts = [msg.questions.length, msg.answers.length, msg.authorities.length, msg.additionals.length + (msg.edns ? 1 : 0)];
   let flags = msg.flags;
@@ -284,8 +295,10 @@ export function encodeMessage(msg: Message, opts: EncodeOptions = {}): Encoded {
     truncated = true;
   }
   if (msg.edns !== undefined) writeOpt(w, msg.edns, msg.rcode);
-  header(flags, counts);
-  return { wire: w.buf.subarray(0, w.len), ttlOffsets, truncated };
+  writeHeader(w, msg, flags, counts);
+  const wire = w.buf.subarray(0, w.len);
+  w.buf = EMPTY; // the message owns its buffer now
+  return { wire, ttlOffsets, truncated };
 }
 
 /** The question section of a message is exactly one uncompressed question at offset 12; its end. */
