@@ -1,17 +1,17 @@
 import { getHeapStatistics } from "node:v8";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_IDLE_GC, IdleCollector, fullCollection, idleCollectionDue, idleGcSetting } from "./idle-gc.js";
+import { DEFAULT_IDLE_GC, IdleCollector, fullCollection, idleCollectionDue, idleGcSetting, oldGenerationUsed } from "./idle-gc.js";
 
 const MB = 1 << 20;
 
 describe("idleCollectionDue", () => {
   const o = { intervalMs: 1000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 100 };
   it.each([
-    { utilization: 0.02, heapUsed: 12 * MB, heapUsedAfterLast: 10 * MB, due: true, why: "idle and grown" },
-    { utilization: 0.25, heapUsed: 11 * MB, heapUsedAfterLast: 10 * MB, due: true, why: "at the limits" },
-    { utilization: 0.6, heapUsed: 30 * MB, heapUsedAfterLast: 10 * MB, due: false, why: "busy" },
-    { utilization: 0.0, heapUsed: 10.5 * MB, heapUsedAfterLast: 10 * MB, due: false, why: "nothing to collect" },
-    { utilization: 0.0, heapUsed: 9 * MB, heapUsedAfterLast: 10 * MB, due: false, why: "V8 collected since" },
+    { utilization: 0.02, oldUsed: 12 * MB, oldUsedAfterLast: 10 * MB, due: true, why: "idle and grown" },
+    { utilization: 0.25, oldUsed: 11 * MB, oldUsedAfterLast: 10 * MB, due: true, why: "at the limits" },
+    { utilization: 0.6, oldUsed: 30 * MB, oldUsedAfterLast: 10 * MB, due: false, why: "busy" },
+    { utilization: 0.0, oldUsed: 10.5 * MB, oldUsedAfterLast: 10 * MB, due: false, why: "nothing to collect" },
+    { utilization: 0.0, oldUsed: 9 * MB, oldUsedAfterLast: 10 * MB, due: false, why: "V8 collected since" },
   ])("$why", ({ due, ...look }) => expect(idleCollectionDue(look, o)).toBe(due));
 
   it("defaults: once a minute, idle below a quarter busy (and over the last second), 256 KiB grown", () => {
@@ -32,7 +32,7 @@ describe("IdleCollector", () => {
     let utilization = 0.9;
     const collector = new IdleCollector(DEFAULT_IDLE_GC, {
       elu: () => ({ idle: 0, active: 0, utilization }),
-      heapUsed: () => getHeapStatistics().used_heap_size,
+      oldUsed: oldGenerationUsed,
       gc: fullCollection,
       now: () => performance.now(),
     });
@@ -51,6 +51,24 @@ describe("IdleCollector", () => {
     expect(collector.collections).toBe(1);
   });
 
+  it("does not count young garbage as growth: short-lived objects alone call for no collection", () => {
+    const collector = new IdleCollector(DEFAULT_IDLE_GC, {
+      elu: () => ({ idle: 0, active: 0, utilization: 0 }),
+      oldUsed: oldGenerationUsed,
+      gc: fullCollection,
+      now: () => performance.now(),
+    });
+    collector.collect(); // start from a collected heap
+    const heapBefore = getHeapStatistics().used_heap_size;
+    let sum = 0;
+    // ~1.5 MB of objects that die at once: the whole heap grows, the old generation does not.
+    for (let i = 0; i < 20_000; i++) sum += [i, i + 1, { i }].length;
+    expect(sum).toBe(60_000);
+    expect(getHeapStatistics().used_heap_size - heapBefore).toBeGreaterThan(DEFAULT_IDLE_GC.minGrowthBytes);
+    expect(collector.check()).toBe(false);
+    expect(collector.collections).toBe(1);
+  });
+
   it("started: collects once an interval was idle and the second after it too; not when that second is busy", () => {
     vi.useFakeTimers();
     try {
@@ -59,7 +77,7 @@ describe("IdleCollector", () => {
       let collections = 0;
       const collector = new IdleCollector(
         { intervalMs: 60_000, maxUtilization: 0.25, minGrowthBytes: MB, quietMs: 1000 },
-        { elu: () => ({ idle: 0, active: 0, utilization }), heapUsed: () => heap, gc: () => () => collections++, now: () => 0 },
+        { elu: () => ({ idle: 0, active: 0, utilization }), oldUsed: () => heap, gc: () => () => collections++, now: () => 0 },
       ).start();
       heap = 20 * MB;
       vi.advanceTimersByTime(60_000); // due: idle minute, 10 MB grown

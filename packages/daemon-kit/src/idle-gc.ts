@@ -6,8 +6,14 @@
 // loop was mostly idle keeps the heap near what is live; it costs a few ms of CPU (the heaps are 10–25 MB) and
 // is skipped while the process is busy (a table load, a query flood: over the minute or the last second), where
 // V8 collects on its own anyway.
+// What counts as growth is the old generation's, not the whole heap's: the young generation is always some
+// hundred kB of fresh garbage that a scavenge takes anyway, so the whole heap "grew" every minute and a busy-ish
+// daemon got a full collection every minute. Each one also killed the hidden classes of short-lived objects and
+// with them the optimized code that embedded them, which V8 then compiled again (routerd-dns-resolver and
+// routerd-bgp in the soak: a few such drops a minute, a slow climb of code pages). Collecting when promoted
+// garbage piled up keeps the heap as near to what is live, with fewer collections.
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 export interface IdleGcOptions {
@@ -15,7 +21,7 @@ export interface IdleGcOptions {
   intervalMs: number;
   /** The event loop's busy share over the last interval (0–1) above which the process is not idle. */
   maxUtilization: number;
-  /** Growth of V8's heap in use since the last collection of ours below which there is nothing to collect. */
+  /** Growth of the old generation in use since the last collection of ours below which there is nothing to collect. */
   minGrowthBytes: number;
   /** When due, the loop must also have been idle over this span just before the collection. */
   quietMs: number;
@@ -31,14 +37,24 @@ export function idleGcSetting(env: NodeJS.ProcessEnv, opts: IdleGcOptions | fals
 /** What one look sees. */
 export interface IdleLook {
   utilization: number;
-  heapUsed: number;
-  /** Heap in use right after the last collection of ours (or at start). */
-  heapUsedAfterLast: number;
+  oldUsed: number;
+  /** Old generation in use right after the last collection of ours (or at start). */
+  oldUsedAfterLast: number;
 }
 
-/** Whether this look calls for a full collection: idle, and the heap grew since the last one. */
+/** Whether this look calls for a full collection: idle, and the old generation grew since the last one. */
 export function idleCollectionDue(look: IdleLook, opts: IdleGcOptions): boolean {
-  return look.utilization <= opts.maxUtilization && look.heapUsed - look.heapUsedAfterLast >= opts.minGrowthBytes;
+  return look.utilization <= opts.maxUtilization && look.oldUsed - look.oldUsedAfterLast >= opts.minGrowthBytes;
+}
+
+/** V8's spaces that a scavenge empties; everything else (old, code, large objects, ...) is the old generation. */
+const YOUNG_SPACES = new Set(["new_space", "new_large_object_space"]);
+
+/** Bytes in use in the old generation (every heap space but the young ones). */
+export function oldGenerationUsed(): number {
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) if (!YOUNG_SPACES.has(space.space_name)) used += space.space_used_size;
+  return used;
 }
 
 /** V8's full collection: global gc() when node runs with --expose-gc, else the same function obtained at run time. */
@@ -58,14 +74,14 @@ export function fullCollection(): (() => void) | undefined {
 export interface IdleCollectorIo {
   /** Event loop utilization since `since` (perf_hooks' eventLoopUtilization). */
   elu: (since?: EventLoopUtilization) => EventLoopUtilization;
-  heapUsed: () => number;
+  oldUsed: () => number;
   gc: () => (() => void) | undefined;
   now: () => number;
 }
 
 const REAL_IO: IdleCollectorIo = {
   elu: (since) => performance.eventLoopUtilization(since),
-  heapUsed: () => process.memoryUsage().heapUsed,
+  oldUsed: oldGenerationUsed,
   gc: fullCollection,
   now: () => performance.now(),
 };
@@ -73,7 +89,7 @@ const REAL_IO: IdleCollectorIo = {
 export class IdleCollector {
   private timer: NodeJS.Timeout | undefined;
   private last: EventLoopUtilization;
-  private heapUsedAfterLast: number;
+  private oldUsedAfterLast: number;
   private gc: (() => void) | undefined | null = null;
   /** Collections run, and the time they took (ms): the cost. */
   collections = 0;
@@ -84,7 +100,7 @@ export class IdleCollector {
     private readonly io: IdleCollectorIo = REAL_IO,
   ) {
     this.last = io.elu();
-    this.heapUsedAfterLast = io.heapUsed();
+    this.oldUsedAfterLast = io.oldUsed();
   }
 
   start(): this {
@@ -101,12 +117,12 @@ export class IdleCollector {
     return this;
   }
 
-  /** The look at the end of an interval: idle over it, and the heap grew since the last collection. */
+  /** The look at the end of an interval: idle over it, and the old generation grew since the last collection. */
   due(): boolean {
     const now = this.io.elu();
     const utilization = this.io.elu(this.last).utilization;
     this.last = now;
-    return idleCollectionDue({ utilization, heapUsed: this.io.heapUsed(), heapUsedAfterLast: this.heapUsedAfterLast }, this.opts);
+    return idleCollectionDue({ utilization, oldUsed: this.io.oldUsed(), oldUsedAfterLast: this.oldUsedAfterLast }, this.opts);
   }
 
   /** One full collection; returns whether there was a gc() to run. */
@@ -117,7 +133,7 @@ export class IdleCollector {
     this.gc();
     this.collectMs += this.io.now() - t0;
     this.collections++;
-    this.heapUsedAfterLast = this.io.heapUsed();
+    this.oldUsedAfterLast = this.io.oldUsed();
     return true;
   }
 
