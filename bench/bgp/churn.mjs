@@ -8,7 +8,7 @@
 // Usage (root, after a build): node bench/bgp/churn.mjs [--minutes 6] [--batch 100] [--every-ms 250]
 //   [--reset-seconds 30] [--out DIR] [--no-gc] [--env NAME=VALUE ...] [--node-flags "..."]
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, askStatus, churnArgs, printReport, probeInto, watchSmaps } from "../soak/churn-kit.mjs";
 import { routerdBgpConfig } from "./impls.mjs";
@@ -38,11 +38,13 @@ try {
   writeFileSync(config, routerdBgpConfig());
   const runDir = join(dir, "run");
   const probe = probeInto(values, out);
+  const daemonLog = openSync(join(out, "daemon.log"), "a");
   daemon = spawn(
     "ip",
     ["netns", "exec", lab.r, process.execPath, ...probe.nodeArgs, join(REPO, "apps/routerd-bgp/bin/routerd-bgp.js"),
       "--config", config, "--instance", "bench", "--run-dir", runDir, "--state-dir", join(dir, "state"), "--root", join(dir, "root"), "--log-level", "warn"],
-    { stdio: "ignore", env: { ...process.env, ...probe.env } },
+    // The daemon's output (warnings, and V8's traces when --node-flags asks for them) goes to <out>/daemon.log.
+    { stdio: ["ignore", daemonLog, daemonLog], env: { ...process.env, ...probe.env } },
   );
   lab.procs.push(daemon);
   // `ip netns exec` execs node: the child's pid is the daemon's.

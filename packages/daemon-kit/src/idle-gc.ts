@@ -6,12 +6,12 @@
 // loop was mostly idle keeps the heap near what is live; it costs a few ms of CPU (the heaps are 10–25 MB) and
 // is skipped while the process is busy (a table load, a query flood: over the minute or the last second), where
 // V8 collects on its own anyway.
-// What counts as growth is the old generation's, not the whole heap's: the young generation is always some
-// hundred kB of fresh garbage that a scavenge takes anyway, so the whole heap "grew" every minute and a busy-ish
-// daemon got a full collection every minute. Each one also killed the hidden classes of short-lived objects and
-// with them the optimized code that embedded them, which V8 then compiled again (routerd-dns-resolver and
-// routerd-bgp in the soak: a few such drops a minute, a slow climb of code pages). Collecting when promoted
-// garbage piled up keeps the heap as near to what is live, with fewer collections.
+// What counts as growth is the old generation's, not the whole heap's: the young generation always holds some
+// hundred kB of fresh garbage that a scavenge takes anyway, so by the whole heap a process "grew" every minute it
+// did anything, and got a full collection it did not need. Each full collection also kills the hidden classes of
+// short-lived objects and the optimized code that embedded them, which V8 then compiles again. At the soak's
+// churn routerd-dns-resolver and routerd-bgp promote more than 256 KiB a minute, so they are still collected
+// about once a minute (docs/performance.md, "Soak", session 10); a daemon with only young garbage is left alone.
 import { performance, type EventLoopUtilization } from "node:perf_hooks";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
