@@ -2,7 +2,7 @@
 // run under memprobe.mjs, GetStatus calls as serve makes them, and the report (memory growth with the load).
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { benchArgs } from "./args.mjs";
 import { CHURN_OPTIONS, probed, probeGrowth } from "./memprobe-report.mjs";
 import { inMB, smapsBreakdown } from "./smaps.mjs";
 
@@ -11,35 +11,12 @@ const rpc = await import(join(REPO, "packages/rpc/dist/index.js"));
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** The running script's leading comment (what it measures, and its usage), for --help. */
-function headerComment(script) {
-  const lines = readFileSync(script, "utf8").split("\n");
-  const start = lines[0]?.startsWith("#!") ? 1 : 0;
-  const comment = [];
-  for (const line of lines.slice(start)) {
-    if (!line.startsWith("//")) break;
-    comment.push(line.replace(/^\/\/ ?/, ""));
-  }
-  return comment.join("\n");
-}
-
 /**
- * The common options (--minutes, --out, --no-gc, --node-flags, --env) plus a benchmark's own. --help prints
- * the script's header comment; an unknown option says so and exits 2.
+ * The common options (--minutes, --out, --no-gc, --node-flags, --env) plus a benchmark's own; --help prints
+ * the running script's header comment.
  */
 export function churnArgs(options) {
-  const all = { ...CHURN_OPTIONS, ...options, help: { type: "boolean", short: "h", default: false } };
-  let values;
-  try {
-    ({ values } = parseArgs({ options: all }));
-  } catch (err) {
-    process.stderr.write(`${err.message}\noptions: ${Object.keys(all).map((o) => `--${o}`).join(" ")} (--help explains)\n`);
-    process.exit(2);
-  }
-  if (values.help) {
-    process.stdout.write(headerComment(process.argv[1]) + "\n");
-    process.exit(0);
-  }
+  const values = benchArgs({ ...CHURN_OPTIONS, ...options }, process.argv[1]);
   return { values, minutes: Number(values.minutes) };
 }
 

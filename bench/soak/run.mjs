@@ -36,18 +36,12 @@
 import { execFile, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { promisify } from "node:util";
+import { benchArgs } from "./args.mjs";
 import { LAN_ADDRESS, writeConfig } from "./config.mjs";
 import { SoakLab, missingPackages, stopProcess } from "./lab.mjs";
 import { liveSummary, summarize, svgReport, textReport } from "./report.mjs";
 import { sample } from "./sampler.mjs";
-
-/** The usage text: this file's header comment. */
-function usage() {
-  const lines = readFileSync(new URL(import.meta.url), "utf8").split("\n").slice(1);
-  const end = lines.findIndex((l) => !l.startsWith("//"));
-  return lines.slice(0, end).map((l) => l.replace(/^\/\/ ?/, "")).join("\n") + "\n";
-}
 
 const options = {
   minutes: { type: "string", default: "40" },
@@ -60,19 +54,8 @@ const options = {
   "live-heap": { type: "boolean", default: false },
   "code-probe": { type: "boolean", default: false },
   env: { type: "string", multiple: true, default: [] },
-  help: { type: "boolean", short: "h", default: false },
 };
-let values;
-try {
-  ({ values } = parseArgs({ options }));
-} catch (err) {
-  process.stderr.write(`${err.message}\n(run.mjs --help for the options)\n`);
-  process.exit(2);
-}
-if (values.help) {
-  process.stdout.write(usage());
-  process.exit(0);
-}
+const values = benchArgs(options, new URL(import.meta.url).pathname);
 const minutes = Number(values.minutes);
 const warmupMin = values.warmup !== undefined ? Number(values.warmup) : minutes >= 20 ? 10 : minutes / 4;
 const sampleMs = Number(values["sample-seconds"]) * 1000;
