@@ -3,7 +3,7 @@
 // routerd-dhcpv4-client (the daemon form routerd runs, and the standalone form), busybox udhcpc and
 // dhcpcd; plus the resident memory of our client.
 // Usage (root): node bench/dhcpv4/bound-time.mjs [--runs N] [--clients daemon,standalone,udhcpc,dhcpcd]
-// (also daemon-full-jit: the daemon form without V8 lite mode)
+// (also daemon-full-jit: the daemon form with V8's full JIT instead of the interpreter alone)
 // prints one JSON document on stdout.
 //
 // Every client starts without saved state and does DISCOVER/OFFER/REQUEST/ACK; runs are interleaved so

@@ -31,7 +31,7 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "10" },
     probes: { type: "string", default: "4" },
     "node-flags": { type: "string", default: "" },
-    // The launcher runs V8 in lite mode; this measures the daemon without it.
+    // The launcher runs V8's interpreter alone; this measures the daemon with the full JIT.
     "full-jit": { type: "boolean", default: false },
   },
 });

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // Committed launcher so npm can link the bin before the first build. It runs the bundle the build writes
 // (faster start-up), or the plain compiled modules when there is none.
-// V8's lite mode (no optimizing compiler) keeps this mostly idle daemon about 10 MB smaller; it is set
-// before any of the daemon's code is loaded. Measured by bench/healthcheck/rss.mjs.
+// V8's interpreter alone (no baseline or optimizing compiler) keeps this mostly idle daemon about 10 MB
+// smaller; it is set before any of the daemon's code is loaded. Measured by bench/healthcheck/rss.mjs.
 import { existsSync } from "node:fs";
 import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
-applyV8Flags("routerd-healthcheck"); // --lite-mode (the table in daemon-kit's v8-flags.ts)
+applyV8Flags("routerd-healthcheck"); // the interpreter alone: INTERPRETER_ONLY in daemon-kit's v8-flags.ts
 const bundle = new URL("../dist/bundle/routerd-healthcheck.mjs", import.meta.url);
 await import(existsSync(bundle) ? bundle.href : "../dist/main.js");

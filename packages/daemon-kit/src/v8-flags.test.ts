@@ -1,10 +1,10 @@
 // The table of every program's V8 flags: the choice logic is pure; the launchers' shebangs must name the same
 // command-line flags as the table (serve passes those when it starts a daemon); and serve's flags are checked
 // for their effect in a real node process.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { V8_FLAGS, applyV8Flags, commandLineV8Flags, flagName, programEnvironment, runtimeV8Flags } from "./v8-flags.js";
+import { INTERPRETER_ONLY, V8_FLAGS, applyV8Flags, commandLineV8Flags, flagName, programEnvironment, runtimeV8Flags } from "./v8-flags.js";
 
 const repo = new URL("../../..", import.meta.url).pathname;
 
@@ -29,14 +29,18 @@ function compiledBytes(flags: readonly string[]): number {
 
 describe("V8 flags per program", () => {
   it("gives each program its runtime flags unless the operator chose otherwise on node's command line", () => {
-    expect(runtimeV8Flags("routerd", [], {})).toEqual(["--lite-mode", "--no-sparkplug"]);
+    expect(runtimeV8Flags("routerd", [], {})).toEqual([...INTERPRETER_ONLY, "--no-sparkplug"]);
+    expect(runtimeV8Flags("routerd", ["--sparkplug", "--import=x.mjs"], {})).toEqual(INTERPRETER_ONLY);
+    expect(runtimeV8Flags("routerd", ["--optimize-for-size"], {})).toEqual(["--max-opt=0", "--regexp-interpret-all", "--no-sparkplug"]);
+    // Choosing the tiers on node's command line takes the interpreter-only set away as a whole (also the
+    // --no-lite-mode earlier docs gave for "serve with the JIT").
+    expect(runtimeV8Flags("routerd", ["--max-opt=3"], {})).toEqual(["--no-sparkplug"]);
     expect(runtimeV8Flags("routerd", ["--no-lite-mode"], {})).toEqual(["--no-sparkplug"]);
-    expect(runtimeV8Flags("routerd", ["--sparkplug", "--import=x.mjs"], {})).toEqual(["--lite-mode"]);
     expect(runtimeV8Flags("routerd-bgp", [], {})).toEqual(["--heap-growing-percent=50"]);
     expect(runtimeV8Flags("routerd-bgp", ["--heap-growing-percent=100"], {})).toEqual([]);
-    expect(runtimeV8Flags("routerd-healthcheck", [], {})).toEqual(["--lite-mode"]);
+    expect(runtimeV8Flags("routerd-healthcheck", [], {})).toEqual(INTERPRETER_ONLY);
     expect(runtimeV8Flags("routerd-healthcheck", [], { ROUTERD_HEALTHCHECK_FULL_JIT: "1" })).toEqual([]);
-    expect(runtimeV8Flags("routerd-dhcpv4-client", [], { ROUTERD_DHCPV4_FULL_JIT: "0" })).toEqual(["--lite-mode"]);
+    expect(runtimeV8Flags("routerd-dhcpv4-client", [], { ROUTERD_DHCPV4_FULL_JIT: "0" })).toEqual(INTERPRETER_ONLY);
     expect(runtimeV8Flags("routerd-unknown", [], {})).toEqual([]);
     expect(flagName("--no_sparkplug")).toBe("sparkplug");
   });
@@ -72,6 +76,22 @@ describe("V8 flags per program", () => {
     const space = line.indexOf(" ");
     const out = execFileSync(line.slice(0, space), [line.slice(space + 1), "-e", "process.stdout.write(process.env.MALLOC_TRIM_THRESHOLD_ ?? '')"], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
     expect(out).toBe("131072");
+  });
+
+  // --lite-mode set at run time implies --jitless, and V8 then aborts the process (a CHECK) at the first
+  // WebAssembly compile: on Node 22 an ESM import of node:http compiles undici's parser, so serve died at start.
+  it.each(Object.keys(V8_FLAGS))("%s: its runtime flags leave WebAssembly and node:http usable in a real node process", (program) => {
+    const script = `
+      const v8 = await import("node:v8");
+      for (const f of ${JSON.stringify(runtimeV8Flags(program, [], {}))}) v8.setFlagsFromString(f);
+      await import("node:http");
+      const empty = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+      await WebAssembly.instantiate(await WebAssembly.compile(empty));
+      process.stdout.write("usable");
+    `;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+    expect(run.stderr).not.toMatch(/Fatal error/);
+    expect(run.stdout).toBe("usable");
   });
 
   it("serve's flags leave no compiled code for the same work in a real node process", () => {

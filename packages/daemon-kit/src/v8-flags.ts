@@ -17,19 +17,27 @@ export interface ProgramV8Flags {
    * daemon it starts; a value in serve's own environment wins there.
    */
   environment?: Readonly<Record<string, string>>;
-  /** An environment variable that, set to 1, drops --lite-mode (to compare with the full JIT). */
+  /** An environment variable that, set to 1, drops INTERPRETER_ONLY (to compare with the full JIT). */
   fullJitEnv?: string;
   why: string;
 }
 
+/**
+ * V8's interpreter alone: what --lite-mode gives (no baseline or optimizing compiler, regular expressions
+ * interpreted, size before speed) without the --jitless that --lite-mode implies. Set at run time, --jitless makes
+ * V8 abort the process at its first WebAssembly compile (a CHECK, not an exception): on Node 22 every ESM
+ * `import "node:http"` compiles undici's HTTP parser, so serve died at start; on Node 20 a `fetch` would do it.
+ */
+export const INTERPRETER_ONLY: readonly string[] = ["--max-opt=0", "--regexp-interpret-all", "--optimize-for-size"];
+
 export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
   routerd: {
-    runtime: ["--lite-mode", "--no-sparkplug"],
+    runtime: [...INTERPRETER_ONLY, "--no-sparkplug"],
     commandLine: [],
     why:
       "serve works in bursts (a reconcile, a status call): TurboFan and Sparkplug compiled its rarely-run paths one " +
       "by one for hours (code pages +1–4 MB/h) for no CPU saved; in the interpreter it holds ~10 MB less and uses " +
-      "no more CPU. --no-sparkplug stays for an operator's --no-lite-mode.",
+      "no more CPU. --no-sparkplug stays for an operator's --max-opt=3 (TurboFan back, Sparkplug not).",
   },
   "routerd-bgp": {
     runtime: ["--heap-growing-percent=50"],
@@ -45,24 +53,28 @@ export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
     commandLine: ["--max-semi-space-size=2"],
     why: "keeps the full JIT (its hot path is per query); a small young generation keeps RSS down under load",
   },
-  "routerd-dhcpv4-client": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_DHCPV4_FULL_JIT", why: "mostly idle: no optimizing compiler (bench/dhcpv4/bound-time.mjs)" },
-  "routerd-dhcpv6-client": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_DHCPV6_FULL_JIT", why: "mostly idle: no optimizing compiler" },
-  "routerd-healthcheck": { runtime: ["--lite-mode"], commandLine: [], fullJitEnv: "ROUTERD_HEALTHCHECK_FULL_JIT", why: "mostly idle: ~10 MB smaller without the optimizing compiler (bench/healthcheck/rss.mjs)" },
+  "routerd-dhcpv4-client": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_DHCPV4_FULL_JIT", why: "mostly idle: no optimizing compiler (bench/dhcpv4/bound-time.mjs)" },
+  "routerd-dhcpv6-client": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_DHCPV6_FULL_JIT", why: "mostly idle: no optimizing compiler" },
+  "routerd-healthcheck": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_HEALTHCHECK_FULL_JIT", why: "mostly idle: ~10 MB smaller without the optimizing compiler (bench/healthcheck/rss.mjs)" },
 };
 
 /** A flag's name without --/--no- and value, e.g. "sparkplug" for --no-sparkplug, "heap-growing-percent". */
 export const flagName = (flag: string): string => flag.replace(/=.*$/, "").replace(/_/g, "-").replace(/^--(no-)?/, "");
 
+/** Flags on node's command line that choose the tiers themselves: INTERPRETER_ONLY then stays off as a whole. */
+const TIER_CHOICES: ReadonlySet<string> = new Set(["max-opt", "lite-mode", "jitless"]);
+
 /**
- * The runtime flags `program` sets on itself: the table's, less --lite-mode when its full-JIT variable is 1 and
- * less any flag the operator named on node's command line (their choice wins: `node --sparkplug routerd.js serve`).
+ * The runtime flags `program` sets on itself: the table's, less any flag the operator named on node's command line
+ * (their choice wins: `node --sparkplug routerd.js serve`), and less all of INTERPRETER_ONLY when its full-JIT
+ * variable is 1 or the operator chose the tiers (`node --max-opt=3 …`, or the `--no-lite-mode` of earlier docs).
  */
 export function runtimeV8Flags(program: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
   const spec = V8_FLAGS[program];
   if (!spec) return [];
   const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
-  const fullJit = spec.fullJitEnv !== undefined && env[spec.fullJitEnv] === "1";
-  return spec.runtime.filter((f) => !chosen.has(flagName(f)) && !(fullJit && f === "--lite-mode"));
+  const tiersChosen = (spec.fullJitEnv !== undefined && env[spec.fullJitEnv] === "1") || [...TIER_CHOICES].some((f) => chosen.has(f));
+  return spec.runtime.filter((f) => !chosen.has(flagName(f)) && !(tiersChosen && INTERPRETER_ONLY.includes(f)));
 }
 
 /** Sets `program`'s runtime flags on this process; returns those it set. */
