@@ -3,8 +3,8 @@
 // everything) to the first new LAN connection that leaves through the other uplink. Median of --runs cycles,
 // at a 1 s probe interval with unhealthyThreshold 2 and 3. Also reports the idle RSS of serve and the daemon.
 // Run as root from the repository after a build: node bench/failover/run.mjs [--runs 5] [--serve-node-flags="FLAGS"]
-// --serve-node-flags="...": node/V8 flags for serve, e.g. "--max-opt=3" (serve runs V8's interpreter alone by
-// default: daemon-kit's v8-flags.ts) to compare failover time with the optimizing compiler.
+// --serve-node-flags="...": node/V8 flags for serve, e.g. "--max-opt=4" (serve runs V8's interpreter alone by
+// default: daemon-kit's v8-flags.ts) to compare failover time with the full JIT.
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

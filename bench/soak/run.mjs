@@ -18,7 +18,7 @@
 //            and at the end, with --heapsnapshot-signal; compare them with heap-diff.mjs or in Chrome
 //            DevTools' Memory tab). Writing a snapshot doubles a process's RSS for a while: RSS slopes of such
 //            a run mean nothing; measure them in a run without snapshots.
-//            --serve-node-flags "FLAGS": node/V8 flags for serve only (e.g. "--max-opt=3" to compare with TurboFan).
+//            --serve-node-flags "FLAGS": node/V8 flags for serve only (e.g. "--max-opt=4" to compare with the full JIT).
 //            --live-heap: serve and every daemon load memprobe.mjs (through NODE_OPTIONS), which forces a full
 //            GC once a minute and records the memory still in use after it; the report then also gives the
 //            slope of that live memory (heap + external), the figure a leak grows whatever the load and

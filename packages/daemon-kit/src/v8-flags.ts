@@ -23,21 +23,23 @@ export interface ProgramV8Flags {
 }
 
 /**
- * V8's interpreter alone: what --lite-mode gives (no baseline or optimizing compiler, regular expressions
- * interpreted, size before speed) without the --jitless that --lite-mode implies. Set at run time, --jitless makes
- * V8 abort the process at its first WebAssembly compile (a CHECK, not an exception): on Node 22 every ESM
- * `import "node:http"` compiles undici's HTTP parser, so serve died at start; on Node 20 a `fetch` would do it.
+ * V8's interpreter alone: no baseline or optimizing compiler, regular expressions interpreted, size before speed.
+ * Spelled out flag by flag because the short forms fail at run time, where each process sets them on itself:
+ * --lite-mode implies --jitless, and V8 then aborts the process (a failed CHECK, no exception) at its first
+ * WebAssembly compile, which on Node 22 every ESM `import "node:http"` makes (undici's HTTP parser); and from
+ * Node 24 on, neither --lite-mode nor --max-opt=0 changes anything once V8 has started (their implications are
+ * applied at start only), while these flags hold on Node 20, 22 and 24.
  */
-export const INTERPRETER_ONLY: readonly string[] = ["--max-opt=0", "--regexp-interpret-all", "--optimize-for-size"];
+export const INTERPRETER_ONLY: readonly string[] = ["--no-turbofan", "--no-maglev", "--no-sparkplug", "--regexp-interpret-all", "--optimize-for-size"];
 
 export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
   routerd: {
-    runtime: [...INTERPRETER_ONLY, "--no-sparkplug"],
+    runtime: INTERPRETER_ONLY,
     commandLine: [],
     why:
       "serve works in bursts (a reconcile, a status call): TurboFan and Sparkplug compiled its rarely-run paths one " +
       "by one for hours (code pages +1–4 MB/h) for no CPU saved; in the interpreter it holds ~10 MB less and uses " +
-      "no more CPU. --no-sparkplug stays for an operator's --max-opt=3 (TurboFan back, Sparkplug not).",
+      "no more CPU.",
   },
   "routerd-bgp": {
     runtime: ["--heap-growing-percent=50"],
@@ -67,7 +69,7 @@ const TIER_CHOICES: ReadonlySet<string> = new Set(["max-opt", "lite-mode", "jitl
 /**
  * The runtime flags `program` sets on itself: the table's, less any flag the operator named on node's command line
  * (their choice wins: `node --sparkplug routerd.js serve`), and less all of INTERPRETER_ONLY when its full-JIT
- * variable is 1 or the operator chose the tiers (`node --max-opt=3 …`, or the `--no-lite-mode` of earlier docs).
+ * variable is 1 or the operator chose the tiers (`node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs).
  */
 export function runtimeV8Flags(program: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
   const spec = V8_FLAGS[program];
