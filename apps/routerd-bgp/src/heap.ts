@@ -3,7 +3,8 @@
 // stores as they grow) faster than V8 collects it; with the default the committed heap, not the data,
 // set the peak RSS: 133-146 MB at 100k prefixes against 107 MB with this (docs/performance.md, BGP).
 // Set here, first thing, so every launcher gets it (the bin, routerd serve, the bench); a value given on
-// the command line wins. The value lives in the table of every program's V8 flags (daemon-kit's v8-flags.ts).
+// the command line wins. The value lives in the table of every program's V8 flags (daemon-kit's v8-flags.ts),
+// as does ROUTERD_BGP_INTERPRETER_ONLY=1 (V8's interpreter alone: flat memory for few prefixes, slower loads).
 import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
 applyV8Flags("routerd-bgp");

@@ -47,6 +47,9 @@ describe("V8 flags per program", () => {
     expect(runtimeV8Flags("routerd", ["--no-lite-mode"], {})).toEqual([]);
     expect(runtimeV8Flags("routerd-bgp", [], {})).toEqual(["--heap-growing-percent=50"]);
     expect(runtimeV8Flags("routerd-bgp", ["--heap-growing-percent=100"], {})).toEqual([]);
+    expect(runtimeV8Flags("routerd-bgp", [], { ROUTERD_BGP_INTERPRETER_ONLY: "1" })).toEqual(["--heap-growing-percent=50", ...INTERPRETER_ONLY]);
+    expect(runtimeV8Flags("routerd-bgp", ["--max-opt=4"], { ROUTERD_BGP_INTERPRETER_ONLY: "1" })).toEqual(["--heap-growing-percent=50"]);
+    expect(runtimeV8Flags("routerd-bgp", [], { ROUTERD_BGP_INTERPRETER_ONLY: "0" })).toEqual(["--heap-growing-percent=50"]);
     expect(runtimeV8Flags("routerd-healthcheck", [], {})).toEqual(INTERPRETER_ONLY);
     expect(runtimeV8Flags("routerd-healthcheck", [], { ROUTERD_HEALTHCHECK_FULL_JIT: "1" })).toEqual([]);
     expect(runtimeV8Flags("routerd-dhcpv4-client", [], { ROUTERD_DHCPV4_FULL_JIT: "0" })).toEqual(INTERPRETER_ONLY);

@@ -19,6 +19,8 @@ export interface ProgramV8Flags {
   environment?: Readonly<Record<string, string>>;
   /** An environment variable that, set to 1, drops INTERPRETER_ONLY (to compare with the full JIT). */
   fullJitEnv?: string;
+  /** An environment variable that, set to 1, adds INTERPRETER_ONLY: memory before speed, for the operator to choose. */
+  interpreterEnv?: string;
   why: string;
 }
 
@@ -48,6 +50,9 @@ export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
     // threshold follows the largest block freed (up to 64 MiB), so after a table load's large buffers routerd-bgp
     // kept its C heap for good: +1.6–2.7 MB/h of RSS in the soak (Soak section).
     environment: { MALLOC_TRIM_THRESHOLD_: "131072" },
+    // Keeps the full JIT for a full table's load; with few prefixes the interpreter alone is the better trade:
+    // flat memory and ~2.4 MB less, a 100k-prefix load ~67% slower (Soak section, session 12).
+    interpreterEnv: "ROUTERD_BGP_INTERPRETER_ONLY",
     why: "a 100k-prefix table load: the committed heap, not the data, set the peak RSS (BGP section); the C heap kept after it (Soak section)",
   },
   "routerd-dns-resolver": {
@@ -67,7 +72,8 @@ export const flagName = (flag: string): string => flag.replace(/=.*$/, "").repla
 const TIER_CHOICES: ReadonlySet<string> = new Set(["max-opt", "lite-mode", "jitless"]);
 
 /**
- * The runtime flags `program` sets on itself: the table's, less any flag the operator named on node's command line
+ * The runtime flags `program` sets on itself: the table's (with INTERPRETER_ONLY added when its interpreter variable
+ * is 1), less any flag the operator named on node's command line
  * (their choice wins: `node --sparkplug routerd.js serve`), and less all of INTERPRETER_ONLY when its full-JIT
  * variable is 1 or the operator chose the tiers (`node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs).
  */
@@ -76,7 +82,9 @@ export function runtimeV8Flags(program: string, execArgv: readonly string[] = pr
   if (!spec) return [];
   const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
   const tiersChosen = (spec.fullJitEnv !== undefined && env[spec.fullJitEnv] === "1") || [...TIER_CHOICES].some((f) => chosen.has(f));
-  return spec.runtime.filter((f) => !chosen.has(flagName(f)) && !(tiersChosen && INTERPRETER_ONLY.includes(f)));
+  const interpreterAsked = spec.interpreterEnv !== undefined && env[spec.interpreterEnv] === "1";
+  const runtime = interpreterAsked ? [...spec.runtime, ...INTERPRETER_ONLY] : spec.runtime;
+  return runtime.filter((f) => !chosen.has(flagName(f)) && !(tiersChosen && INTERPRETER_ONLY.includes(f)));
 }
 
 /** Sets `program`'s runtime flags on this process; returns those it set. */
