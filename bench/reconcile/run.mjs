@@ -10,8 +10,9 @@
 // Build first (npx turbo run build --filter=routerd...). Run as root:
 //   node bench/reconcile/run.mjs [--routes 10000] [--forwards 1000] [--addresses 200] [--runs 5]
 //                                [--json-out FILE] [--cpu-prof DIR] [--stages] [--node-flags="FLAGS"]
-// --node-flags="...": node/V8 flags for every routerd run (with "="), e.g. "--no-turbofan --no-maglev --no-sparkplug
-// --regexp-interpret-all --optimize-for-size" (what serve sets on itself, daemon-kit's v8-flags.ts) to see what serve's interpreter-only reconcile costs at this scale.
+// --node-flags="...": node/V8 flags for every routerd run (with "="), e.g. "--no-turbofan --no-maglev
+// --no-sparkplug --regexp-interpret-all --optimize-for-size" (what serve sets on itself: INTERPRETER_ONLY in
+// daemon-kit's v8-flags.ts) to see what serve's interpreter-only reconcile costs at this scale.
 // --cpu-prof and --stages add untimed diagnostic runs: a CPU profile summary, and time per pipeline stage.
 // --cleanup also times a reconcile that removes every IPv4Route (orphan cleanup at scale), --runs times.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -9,6 +9,11 @@ import { setFlagsFromString } from "node:v8";
 export interface ProgramV8Flags {
   /** Set by the process on itself first thing (they act on what is compiled and collected from then on). */
   runtime: readonly string[];
+  /**
+   * Whether the process also sets INTERPRETER_ONLY on itself (by default), and the environment variable that, set
+   * to 1, makes the other choice (the operator's: the full JIT for a mostly idle daemon, or memory before speed).
+   */
+  interpreter: { byDefault: boolean; otherwiseEnv?: string };
   /** Heap sizes V8 reads once at start: on node's command line (shebang, serve's daemon command line). */
   commandLine: readonly string[];
   /**
@@ -17,10 +22,6 @@ export interface ProgramV8Flags {
    * daemon it starts; a value in serve's own environment wins there.
    */
   environment?: Readonly<Record<string, string>>;
-  /** An environment variable that, set to 1, drops INTERPRETER_ONLY (to compare with the full JIT). */
-  fullJitEnv?: string;
-  /** An environment variable that, set to 1, adds INTERPRETER_ONLY: memory before speed, for the operator to choose. */
-  interpreterEnv?: string;
   why: string;
 }
 
@@ -36,7 +37,8 @@ export const INTERPRETER_ONLY: readonly string[] = ["--no-turbofan", "--no-magle
 
 export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
   routerd: {
-    runtime: INTERPRETER_ONLY,
+    runtime: [],
+    interpreter: { byDefault: true },
     commandLine: [],
     why:
       "serve works in bursts (a reconcile, a status call): TurboFan and Sparkplug compiled its rarely-run paths one " +
@@ -52,17 +54,18 @@ export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
     environment: { MALLOC_TRIM_THRESHOLD_: "131072" },
     // Keeps the full JIT for a full table's load; with few prefixes the interpreter alone is the better trade:
     // flat memory and ~2.4 MB less, a 100k-prefix load ~67% slower (Soak section, session 12).
-    interpreterEnv: "ROUTERD_BGP_INTERPRETER_ONLY",
+    interpreter: { byDefault: false, otherwiseEnv: "ROUTERD_BGP_INTERPRETER_ONLY" },
     why: "a 100k-prefix table load: the committed heap, not the data, set the peak RSS (BGP section); the C heap kept after it (Soak section)",
   },
   "routerd-dns-resolver": {
     runtime: [],
+    interpreter: { byDefault: false },
     commandLine: ["--max-semi-space-size=2"],
     why: "keeps the full JIT (its hot path is per query); a small young generation keeps RSS down under load",
   },
-  "routerd-dhcpv4-client": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_DHCPV4_FULL_JIT", why: "mostly idle: no optimizing compiler (bench/dhcpv4/bound-time.mjs)" },
-  "routerd-dhcpv6-client": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_DHCPV6_FULL_JIT", why: "mostly idle: no optimizing compiler" },
-  "routerd-healthcheck": { runtime: INTERPRETER_ONLY, commandLine: [], fullJitEnv: "ROUTERD_HEALTHCHECK_FULL_JIT", why: "mostly idle: ~10 MB smaller without the optimizing compiler (bench/healthcheck/rss.mjs)" },
+  "routerd-dhcpv4-client": { runtime: [], interpreter: { byDefault: true, otherwiseEnv: "ROUTERD_DHCPV4_FULL_JIT" }, commandLine: [], why: "mostly idle: no optimizing compiler (bench/dhcpv4/bound-time.mjs)" },
+  "routerd-dhcpv6-client": { runtime: [], interpreter: { byDefault: true, otherwiseEnv: "ROUTERD_DHCPV6_FULL_JIT" }, commandLine: [], why: "mostly idle: no optimizing compiler" },
+  "routerd-healthcheck": { runtime: [], interpreter: { byDefault: true, otherwiseEnv: "ROUTERD_HEALTHCHECK_FULL_JIT" }, commandLine: [], why: "mostly idle: ~10 MB smaller without the optimizing compiler (bench/healthcheck/rss.mjs)" },
 };
 
 /** A flag's name without --/--no- and value, e.g. "sparkplug" for --no-sparkplug, "heap-growing-percent". */
@@ -72,19 +75,19 @@ export const flagName = (flag: string): string => flag.replace(/=.*$/, "").repla
 const TIER_CHOICES: ReadonlySet<string> = new Set(["max-opt", "lite-mode", "jitless"]);
 
 /**
- * The runtime flags `program` sets on itself: the table's (with INTERPRETER_ONLY added when its interpreter variable
- * is 1), less any flag the operator named on node's command line
- * (their choice wins: `node --sparkplug routerd.js serve`), and less all of INTERPRETER_ONLY when its full-JIT
- * variable is 1 or the operator chose the tiers (`node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs).
+ * The runtime flags `program` sets on itself: the table's, then INTERPRETER_ONLY when it runs in the interpreter
+ * (its default, or the other way when its variable is 1; never when the operator chose the tiers on node's command
+ * line: `node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs), less any flag the operator named on node's
+ * command line (their choice wins: `node --sparkplug routerd.js serve`).
  */
 export function runtimeV8Flags(program: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
   const spec = V8_FLAGS[program];
   if (!spec) return [];
   const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
-  const tiersChosen = (spec.fullJitEnv !== undefined && env[spec.fullJitEnv] === "1") || [...TIER_CHOICES].some((f) => chosen.has(f));
-  const interpreterAsked = spec.interpreterEnv !== undefined && env[spec.interpreterEnv] === "1";
-  const runtime = interpreterAsked ? [...spec.runtime, ...INTERPRETER_ONLY] : spec.runtime;
-  return runtime.filter((f) => !chosen.has(flagName(f)) && !(tiersChosen && INTERPRETER_ONLY.includes(f)));
+  const { byDefault, otherwiseEnv } = spec.interpreter;
+  const switched = otherwiseEnv !== undefined && env[otherwiseEnv] === "1";
+  const interpreter = byDefault !== switched && ![...TIER_CHOICES].some((f) => chosen.has(f));
+  return [...spec.runtime, ...(interpreter ? INTERPRETER_ONLY : [])].filter((f) => !chosen.has(flagName(f)));
 }
 
 /** Sets `program`'s runtime flags on this process; returns those it set. */
