@@ -4,7 +4,8 @@
 // set the peak RSS: 133-146 MB at 100k prefixes against 107 MB with this (docs/performance.md, BGP).
 // Set here, first thing, so every launcher gets it (the bin, routerd serve, the bench); a value given on
 // the command line wins. The value lives in the table of every program's V8 flags (daemon-kit's v8-flags.ts),
-// as does ROUTERD_BGP_INTERPRETER_ONLY=1 (V8's interpreter alone: flat memory for few prefixes, slower loads).
+// as do V8's raised tier-up thresholds (the optimizing compiler for a table load's hot paths, not for every path a
+// quiet router runs now and then) and ROUTERD_BGP_INTERPRETER_ONLY=1 (the interpreter alone: flat, slower loads).
 import { applyV8Flags } from "@routerd/daemon-kit/v8-flags";
 
 applyV8Flags("routerd-bgp");

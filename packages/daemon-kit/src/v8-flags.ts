@@ -14,6 +14,11 @@ export interface ProgramV8Flags {
    * to 1, makes the other choice (the operator's: the full JIT for a mostly idle daemon, or memory before speed).
    */
   interpreter: { byDefault: boolean; otherwiseEnv?: string };
+  /**
+   * When it runs the JIT: V8's thresholds for optimizing a function, this many times the default (TIER_UP_THRESHOLDS),
+   * so the optimizing compilers take the code that runs hot and leave the paths a quiet process runs now and then.
+   */
+  tierUpThresholdsTimes?: number;
   /** Heap sizes V8 reads once at start: on node's command line (shebang, serve's daemon command line). */
   commandLine: readonly string[];
   /**
@@ -35,6 +40,23 @@ export interface ProgramV8Flags {
  */
 export const INTERPRETER_ONLY: readonly string[] = ["--no-turbofan", "--no-maglev", "--no-sparkplug", "--regexp-interpret-all", "--optimize-for-size"];
 
+/**
+ * V8's own thresholds for handing a function to an optimizing compiler, by release: up to V8 11 (Node 20) one budget
+ * of bytecode a function executes between V8's looks at it (66 KiB); from V8 12 (Node 22) a count per tier. The
+ * values are V8's defaults; a program's `tierUpThresholdsTimes` multiplies them.
+ */
+export const TIER_UP_THRESHOLDS: readonly { fromV8Major: number; defaults: Readonly<Record<string, number>> }[] = [
+  { fromV8Major: 12, defaults: { "invocation-count-for-turbofan": 3000, "invocation-count-for-maglev": 400 } },
+  { fromV8Major: 0, defaults: { "interrupt-budget": 66 * 1024 } },
+];
+
+/** The flags that raise V8's tier-up thresholds `times`-fold on the V8 release `v8Version` (process.versions.v8). */
+export function tierUpThresholdFlags(times: number, v8Version: string = process.versions.v8): string[] {
+  const major = Number.parseInt(v8Version, 10);
+  const release = TIER_UP_THRESHOLDS.find((r) => major >= r.fromV8Major)!;
+  return Object.entries(release.defaults).map(([name, value]) => `--${name}=${value * times}`);
+}
+
 export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
   routerd: {
     runtime: [],
@@ -52,9 +74,13 @@ export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
     // threshold follows the largest block freed (up to 64 MiB), so after a table load's large buffers routerd-bgp
     // kept its C heap for good: +1.6–2.7 MB/h of RSS in the soak (Soak section).
     environment: { MALLOC_TRIM_THRESHOLD_: "131072" },
-    // Keeps the full JIT for a full table's load; with few prefixes the interpreter alone is the better trade:
-    // flat memory and ~2.4 MB less, a 100k-prefix load ~67% slower (Soak section, session 12).
+    // Keeps the full JIT for a full table's load, which runs its hot paths hundreds of thousands of times; with
+    // V8's thresholds ×30 the optimizing compiler no longer takes the paths a quiet router runs now and then one
+    // by one for hours (code pages +0.5 MB/h, RSS +1.5–2.5 MB/h in the soak): the load is as fast (Soak section,
+    // session 13). The interpreter alone is the operator's choice: flat memory and ~2.4 MB less, a 100k-prefix
+    // load ~67% slower (session 12).
     interpreter: { byDefault: false, otherwiseEnv: "ROUTERD_BGP_INTERPRETER_ONLY" },
+    tierUpThresholdsTimes: 30,
     why: "a 100k-prefix table load: the committed heap, not the data, set the peak RSS (BGP section); the C heap kept after it (Soak section)",
   },
   "routerd-dns-resolver": {
@@ -77,17 +103,24 @@ const TIER_CHOICES: ReadonlySet<string> = new Set(["max-opt", "lite-mode", "jitl
 /**
  * The runtime flags `program` sets on itself: the table's, then INTERPRETER_ONLY when it runs in the interpreter
  * (its default, or the other way when its variable is 1; never when the operator chose the tiers on node's command
- * line: `node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs), less any flag the operator named on node's
- * command line (their choice wins: `node --sparkplug routerd.js serve`).
+ * line: `node --max-opt=4 …`, or the `--no-lite-mode` of earlier docs) or else its raised tier-up thresholds for
+ * the V8 release `v8Version`, less any flag the operator named on node's command line (their choice wins:
+ * `node --sparkplug routerd.js serve`, `node --interrupt-budget=67584 routerd-bgp.js`).
  */
-export function runtimeV8Flags(program: string, execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): string[] {
+export function runtimeV8Flags(
+  program: string,
+  execArgv: readonly string[] = process.execArgv,
+  env: NodeJS.ProcessEnv = process.env,
+  v8Version: string = process.versions.v8,
+): string[] {
   const spec = V8_FLAGS[program];
   if (!spec) return [];
   const chosen = new Set(execArgv.filter((a) => a.startsWith("--")).map(flagName));
   const { byDefault, otherwiseEnv } = spec.interpreter;
   const switched = otherwiseEnv !== undefined && env[otherwiseEnv] === "1";
   const interpreter = byDefault !== switched && ![...TIER_CHOICES].some((f) => chosen.has(f));
-  return [...spec.runtime, ...(interpreter ? INTERPRETER_ONLY : [])].filter((f) => !chosen.has(flagName(f)));
+  const tiers = interpreter ? INTERPRETER_ONLY : spec.tierUpThresholdsTimes ? tierUpThresholdFlags(spec.tierUpThresholdsTimes, v8Version) : [];
+  return [...spec.runtime, ...tiers].filter((f) => !chosen.has(flagName(f)));
 }
 
 /** Sets `program`'s runtime flags on this process; returns those it set. */
