@@ -159,5 +159,21 @@ export async function startResolver(lab: Lab, ns: string, config: object, opts: 
       return false;
     }
   }, 20_000, 100);
+  await until(`resolver listeners bound (log: ${log.join("")})`, () => listenersBound(ns, config), 20_000, 100);
   return { child, configPath, runDir, log };
+}
+
+/**
+ * Every listener address of `config` bound in `ns`, UDP and TCP: the daemon's gRPC socket comes up before its DNS
+ * sockets, and a test's first query sent in between goes unanswered (a TIMEOUT on a loaded machine).
+ */
+function listenersBound(ns: string, config: object): boolean {
+  const listen = (config as { listen?: { addresses: string[]; port?: number }[] }).listen ?? [];
+  const bound = execFileSync("ip", ["netns", "exec", ns, "ss", "-Hlnut"], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .map(([proto, , , , local]) => `${proto} ${local}`);
+  return listen.every((l) =>
+    l.addresses.every((a) => ["udp", "tcp"].every((proto) => bound.includes(`${proto} ${a.includes(":") ? `[${a}]` : a}:${l.port ?? 53}`))),
+  );
 }
