@@ -77,8 +77,8 @@ export const V8_FLAGS: Readonly<Record<string, ProgramV8Flags>> = {
     // Keeps the full JIT for a full table's load, which runs its hot paths hundreds of thousands of times; with
     // V8's thresholds ×30 the optimizing compiler no longer takes the paths a quiet router runs now and then one
     // by one for hours (code pages +0.5 MB/h, RSS +1.5–2.5 MB/h in the soak); the load costs 0–15% more CPU
-    // (Soak section, session 13). The interpreter alone is the operator's choice: flat memory and ~2.4 MB less, a 100k-prefix
-    // load ~67% slower (session 12).
+    // (Soak section, session 13). The interpreter alone is the operator's choice: flat memory and ~2.4 MB less,
+    // a 100k-prefix load ~67% slower (session 12).
     interpreter: { byDefault: false, otherwiseEnv: "ROUTERD_BGP_INTERPRETER_ONLY" },
     tierUpThresholdsTimes: 30,
     why: "a 100k-prefix table load: the committed heap, not the data, set the peak RSS (BGP section); the C heap kept after it (Soak section)",
